@@ -1,0 +1,243 @@
+"""The batched environment: B lanes, each solving a stream of task instances.
+
+Observation (REFERENCE 2.2), an int array (B, 5), one column per field:
+
+=====  ====================================  ==============================
+field  meaning                               values (``obs_sizes``)
+=====  ====================================  ==============================
+0      symbol under the input head           0..V-1 (vocabulary)
+1      symbol written at the previous step   0..V-1 (none if no write)
+2      explored earlier in this episode      0 no, 1 yes
+3      previous move                         0..n_moves-1, n_moves = none
+4      previous write flag                   0 no, 1 yes, 2 = none
+=====  ====================================  ==============================
+
+A step takes joint actions (``move + n_moves * write``) and the symbols
+written; it returns rewards and which lanes ended and why (REFERENCE 2.6):
+``ALL_WRITTEN``, ``WRONG_WRITE`` or ``TIMEOUT`` (time since the last write,
+or the start, reaches complexity + 2).  A lane whose episode ended starts a
+new instance at once, drawn with the environment's complexity sampler, so the
+observation returned is already that of the new episode's first step.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from tinyalgo.complexity import FixedComplexity
+from tinyalgo.instances import Instances
+from tinyalgo.interfaces import InputGrid, InputTape, OutputTape
+from tinyalgo.rewards import REWARDS, write_rewards
+from tinyalgo.tasks import Task, make_task
+
+RUNNING, ALL_WRITTEN, WRONG_WRITE, TIMEOUT = 0, 1, 2, 3
+END_REASONS = ("running", "all written", "wrong write", "timeout")
+
+
+class StepResult(NamedTuple):
+    """What ``Environment.step`` returns; every array has shape (B,).
+
+    obs (B, 5) is the observation of the next step (of a new episode where
+    ``done``); ``n_correct`` counts the correct outputs of the episode so far
+    (of the episode that just ended, where ``done``).
+    """
+
+    obs: np.ndarray
+    reward: np.ndarray
+    done: np.ndarray
+    reason: np.ndarray
+    n_correct: np.ndarray
+
+
+class Environment:
+    """B lanes of one task.
+
+    Parameters
+    ----------
+    task : a task name (see ``tasks.TASKS``) or a ``Task``.
+    batch_size : number of lanes B >= 1.
+    base : 2..10 (ignored if ``task`` is a Task).
+    complexity : an int (every instance has that complexity) or a sampler
+        (``complexity.UniformComplexity``, ...); default the task's minimum.
+    reward : "binary" (0/1, default), "discretized" or "continuous" (App. C).
+    seed : seed of the environment's ``numpy.random.Generator``.
+    extra_curriculum : 3-number addition only: the release's extra
+        curriculum (on by default for training; turn it off at test).
+    """
+
+    def __init__(self, task, batch_size: int = 20, base: int = 10, complexity=None, reward: str = "binary",
+                 seed=None, extra_curriculum: bool = True):
+        if not isinstance(task, Task):
+            task = make_task(task, base, **({"extra_curriculum": extra_curriculum}
+                                            if task in ("addition3", "3-number-addition", "add3") else {}))
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+            raise ValueError(f"batch_size must be an integer of at least 1; got {batch_size!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"unknown reward {reward!r}; allowed: {', '.join(REWARDS)}")
+        self.task, self.vocab, self.reward_kind = task, task.vocab, reward
+        self.batch = B = int(batch_size)
+        interface = InputTape if task.interface == "tape" else InputGrid
+        self.input = interface(B, task.rows, self.vocab, task.fill, task.q_column)
+        self.output = OutputTape(B, self.vocab)
+        self.n_moves, self.n_actions = task.n_moves, task.n_actions
+        self.obs_sizes = (self.vocab.size, self.vocab.size, 2, self.n_moves + 1, 3)
+        self.rng = np.random.default_rng(seed)
+        self.sampler = None
+        self.set_complexity(task.min_complexity if complexity is None else complexity)
+        self._lanes = np.arange(B)
+        self.time = np.zeros(B, dtype=np.int64)          # steps taken in the current episode
+        self.last_write = np.zeros(B, dtype=np.int64)    # time of the last write (0 at the start)
+        self.complexity = np.zeros(B, dtype=np.int64)
+        self.clock = np.zeros(B, dtype=np.int64)
+        self.prev_written = np.full(B, self.vocab.NONE, dtype=np.int64)
+        self.prev_move = np.full(B, self.n_moves, dtype=np.int64)
+        self.prev_write = np.full(B, 2, dtype=np.int64)
+        self.explored = np.zeros(B, dtype=np.int64)
+        self.n_correct = np.zeros(B, dtype=np.int64)
+        self.gt_actions = np.full((B, 1), -1, dtype=np.int64)
+        self.episodes_started = 0
+        self.reset()
+
+    # ----------------------------------------------------------------- setup
+    def set_complexity(self, complexity) -> None:
+        """Draw future instances with ``complexity`` (an int or a sampler)."""
+        if isinstance(complexity, (int, np.integer)) and not isinstance(complexity, bool):
+            complexity = FixedComplexity(complexity, self.task.min_complexity)
+        elif not hasattr(complexity, "draw"):
+            raise ValueError(f"complexity must be an integer of at least {self.task.min_complexity}"
+                             f" or a sampler with draw(rng, k); got {complexity!r}")
+        self.sampler = complexity
+        self._pool, self._pool_pos = None, 0
+
+    def reset(self, seed=None) -> np.ndarray:
+        """New instances in every lane; returns the first observation (B, 5)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+            self._pool, self._pool_pos = None, 0
+        self.load(self._draw(self.batch), self._lanes)
+        return self.observe()
+
+    def _draw(self, k: int) -> Instances:
+        """k fresh instances, from a pool drawn a chunk at a time (vectorised)."""
+        if self._pool is None or self._pool_pos + k > len(self._pool):
+            big = getattr(self.sampler, "c", getattr(self.sampler, "hi", 0)) > 1000
+            chunk = max(k, self.batch if big else 4 * self.batch, 1 if big else 64)
+            c = self.sampler.draw(self.rng, chunk)
+            self._pool = self.task.sample(self.rng, c, level=getattr(self.sampler, "level", None),
+                                          low_accuracy=getattr(self.sampler, "low_accuracy", False))
+            self._pool_pos = 0
+        out = self._pool.take(slice(self._pool_pos, self._pool_pos + k))
+        self._pool_pos += k
+        return out
+
+    def load(self, instances: Instances, lanes=None) -> np.ndarray:
+        """Start ``instances`` (k of them) in ``lanes`` (k,; default all) and
+        return the observation; use it to give the environment canned boards."""
+        lanes = self._lanes[:len(instances)] if lanes is None else np.asarray(lanes)
+        if len(lanes) != len(instances):
+            raise ValueError(f"{len(instances)} instances for {len(lanes)} lanes")
+        self._start(instances, lanes)
+        return self.observe()
+
+    def _start(self, instances: Instances, lanes: np.ndarray) -> None:
+        self.input.board.load(lanes, instances.cells, instances.x0, instances.key)
+        self.input.start(lanes)
+        self.output.load(lanes, instances.targets, instances.n_outputs)
+        s = instances.actions.shape[1]
+        if s > self.gt_actions.shape[1]:
+            self.gt_actions = np.pad(self.gt_actions, ((0, 0), (0, max(s, 2 * self.gt_actions.shape[1])
+                                                                - self.gt_actions.shape[1])), constant_values=-1)
+        self.gt_actions[lanes] = -1
+        self.gt_actions[lanes, :s] = instances.actions
+        self.complexity[lanes] = instances.complexity
+        self.clock[lanes] = instances.clock
+        for arr, value in ((self.time, 0), (self.last_write, 0), (self.prev_written, self.vocab.NONE),
+                           (self.prev_move, self.n_moves), (self.prev_write, 2), (self.explored, 0),
+                           (self.n_correct, 0)):
+            arr[lanes] = value
+        self.episodes_started += len(lanes)
+
+    # ------------------------------------------------------------ observing
+    def observe(self) -> np.ndarray:
+        """The observation (B, 5) of the current step (see the module doc)."""
+        symbol = self.input.read()
+        symbol[self.time >= self.clock] = self.vocab.Q
+        return np.stack([symbol, self.prev_written, self.explored, self.prev_move, self.prev_write], axis=1)
+
+    @property
+    def v_hat(self) -> np.ndarray:
+        """Outputs still to produce (B,), counting the one that may be written
+        now: the paper's V-hat (section 6.1; REFERENCE 4.1), >= 1 in an episode."""
+        return self.output.remaining
+
+    @property
+    def target_index(self) -> np.ndarray:
+        """Index (B,) of the next target to write (0-based)."""
+        return self.output.index
+
+    @property
+    def next_target(self) -> np.ndarray:
+        """The symbol (B,) that a write at this step must produce."""
+        return self.output.next_target
+
+    @property
+    def n_outputs(self) -> np.ndarray:
+        return self.output.n_outputs
+
+    def ground_truth(self) -> np.ndarray:
+        """The ground-truth joint action (B,) of this step (REFERENCE 1.10);
+        -1 once a lane has left the reference path's length."""
+        return self.gt_actions[self._lanes, np.minimum(self.time, self.gt_actions.shape[1] - 1)]
+
+    # --------------------------------------------------------------- acting
+    def _check(self, name, value, dtype_kind, shape, high):
+        a = np.asarray(value)
+        if a.shape != shape or a.dtype.kind not in dtype_kind:
+            raise ValueError(f"{name} must be an array of shape {shape} ({'integers' if 'i' in dtype_kind else 'floats'});"
+                             f" got shape {a.shape} of {a.dtype}")
+        if high is not None and a.size and (a.min() < 0 or a.max() >= high):
+            raise ValueError(f"{name} must be in 0..{high - 1}; got values from {a.min()} to {a.max()}")
+        return a
+
+    def step(self, actions, symbols=None, probs=None, explored=None) -> StepResult:
+        """Apply one joint action per lane.
+
+        actions : int (B,) in 0..n_actions-1 (``move + n_moves * write``).
+        symbols : int (B,) in 0..V-1, the symbol written (read where writing).
+        probs : float (B, V), the symbol head's probabilities; needed by the
+            "discretized" and "continuous" rewards.
+        explored : bool (B,), this step's action was exploratory (non-greedy);
+            sets the observed explored flag from the next step on.
+        """
+        B = self.batch
+        actions = self._check("actions", actions, "iu", (B,), self.n_actions)
+        move, write = actions % self.n_moves, actions >= self.n_moves
+        if symbols is None:
+            if write.any():
+                raise ValueError("symbols (B,) are required when an action writes")
+            symbols = np.full(B, self.vocab.NONE, dtype=np.int64)
+        symbols = self._check("symbols", symbols, "iu", (B,), self.vocab.size)
+        if self.reward_kind != "binary" and write.any():
+            probs = self._check("probs", probs, "f", (B, self.vocab.size), None)
+        target = self.output.next_target
+        correct = self.output.write(write, symbols)
+        reward = write_rewards(self.reward_kind, write, correct, target, probs, self.vocab.base)
+        wrong = write & ~correct
+        self.n_correct += correct
+        self.time += 1
+        self.last_write = np.where(write, self.time, self.last_write)
+        self.input.move(move)
+        reason = np.where(wrong, WRONG_WRITE,
+                          np.where(self.output.index >= self.output.n_outputs, ALL_WRITTEN,
+                                   np.where(self.time - self.last_write >= self.complexity + 2, TIMEOUT, RUNNING)))
+        done = reason != RUNNING
+        n_correct = self.n_correct.copy()
+        self.prev_written = np.where(write, symbols, self.vocab.NONE)
+        self.prev_move, self.prev_write = move, write.astype(np.int64)
+        if explored is not None:
+            self.explored |= np.asarray(explored, dtype=bool).astype(np.int64)
+        if done.any():
+            lanes = self._lanes[done]
+            self._start(self._draw(len(lanes)), lanes)
+        return StepResult(self.observe(), reward, done, reason, n_correct)

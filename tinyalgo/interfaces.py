@@ -1,0 +1,110 @@
+"""The interfaces the controller acts through (paper section 3, Figure 1).
+
+* ``InputTape``: a head over one row of the board, moves left or right;
+* ``InputGrid``: a head over the 2-D board, moves left, right, down or up;
+* ``OutputTape``: write or do not write; the symbol written comes from the
+  controller's symbol head, and each write fills the next output position.
+
+As in the release (REFERENCE 2.1) the input head moves on every step (there is
+no "stay") and one joint action chooses (move, write): 4 actions on a tape,
+8 on a grid.  Every interface holds the state of B lanes in arrays, and a
+step for all lanes is a handful of NumPy operations, with no loop over lanes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tinyalgo.board import Board
+from tinyalgo.symbols import Vocabulary
+
+
+class InputGrid:
+    """Heads of B lanes over infinite 2-D boards.  Moves: 0 left, 1 right,
+    2 down (y + 1), 3 up (y - 1); REFERENCE 1.1 ``Game.dirs``."""
+
+    MOVES = ((-1, 0), (1, 0), (0, 1), (0, -1))
+    MOVE_NAMES = ("left", "right", "down", "up")
+
+    def __init__(self, batch: int, rows: int, vocab: Vocabulary, fill: str, q_column: bool = False):
+        self.board = Board(batch, rows, vocab, fill, q_column)
+        self.x = np.ones(batch, dtype=np.int64)
+        self.y = np.ones(batch, dtype=np.int64)
+        self._dx = np.array([m[0] for m in self.MOVES], dtype=np.int64)
+        self._dy = np.array([m[1] for m in self.MOVES], dtype=np.int64)
+
+    @property
+    def n_moves(self) -> int:
+        return len(self.MOVES)
+
+    def start(self, lanes: np.ndarray) -> None:
+        """Put the heads of ``lanes`` back at the start cell (1, 1)."""
+        self.x[lanes] = 1
+        self.y[lanes] = 1
+
+    def move(self, moves: np.ndarray) -> None:
+        """Move every head one cell; ``moves`` (B,) in 0..n_moves-1."""
+        self.x += self._dx[moves]
+        self.y += self._dy[moves]
+
+    def read(self) -> np.ndarray:
+        """The symbol (B,) under every head."""
+        return self.board.read(self.x, self.y)
+
+
+class InputTape(InputGrid):
+    """Heads of B lanes over infinite tapes (row y = 1).  Moves: 0 left, 1 right."""
+
+    MOVES = ((-1, 0), (1, 0))
+    MOVE_NAMES = ("left", "right")
+
+
+class OutputTape:
+    """What B lanes have written so far, and the targets they must write.
+
+    ``targets`` (B, n) padded with none; ``index`` (B,) is the position the
+    next write fills (the release's ``target_idx``, REFERENCE 4.1).
+    """
+
+    def __init__(self, batch: int, vocab: Vocabulary):
+        self.vocab = vocab
+        self.targets = np.full((batch, 1), vocab.NONE, dtype=np.int64)
+        self.written = np.full((batch, 1), vocab.NONE, dtype=np.int64)
+        self.n_outputs = np.ones(batch, dtype=np.int64)
+        self.index = np.zeros(batch, dtype=np.int64)
+        self._lanes = np.arange(batch)
+
+    def load(self, lanes: np.ndarray, targets: np.ndarray, n_outputs: np.ndarray) -> None:
+        """New targets (k, n) for ``lanes`` (k,); clears what they wrote."""
+        n = targets.shape[1]
+        if n > self.targets.shape[1]:
+            cap = max(n, 2 * self.targets.shape[1])
+            pad = ((0, 0), (0, cap - self.targets.shape[1]))
+            self.targets = np.pad(self.targets, pad, constant_values=self.vocab.NONE)
+            self.written = np.pad(self.written, pad, constant_values=self.vocab.NONE)
+        self.targets[lanes] = self.vocab.NONE
+        self.targets[lanes, :n] = targets
+        self.written[lanes] = self.vocab.NONE
+        self.n_outputs[lanes] = n_outputs
+        self.index[lanes] = 0
+
+    @property
+    def next_target(self) -> np.ndarray:
+        """The symbol (B,) each lane must write next (none once all are written)."""
+        return self.targets[self._lanes, np.minimum(self.index, self.targets.shape[1] - 1)]
+
+    @property
+    def remaining(self) -> np.ndarray:
+        """Outputs still to produce (B,), counting the next one: the paper's V-hat."""
+        return self.n_outputs - self.index
+
+    def write(self, mask: np.ndarray, symbols: np.ndarray) -> np.ndarray:
+        """Write ``symbols`` (B,) on the lanes where ``mask`` (B,) is True.
+
+        Returns the bool array (B,) of correct writes; every write, right or
+        wrong, advances its lane's ``index`` (REFERENCE 2.4).
+        """
+        correct = mask & (symbols == self.next_target)
+        lanes = self._lanes[mask]
+        self.written[lanes, np.minimum(self.index[lanes], self.written.shape[1] - 1)] = symbols[mask]
+        self.index += mask
+        return correct

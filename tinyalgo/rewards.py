@@ -1,0 +1,35 @@
+"""Rewards for a write (paper section 6 and Appendix C).
+
+* ``binary`` (the paper's "0/1 reward", the default): 1 for a correct write;
+* ``discretized``: 1, 1/2 or 1/3 when the target is the first, second or
+  third most probable digit of the symbol head, else 0;
+* ``continuous``: the probability p_y the symbol head gave the target.
+
+A step without a write gets 0.  Whatever the reward, a write whose symbol
+(the argmax) is wrong ends the episode (REFERENCE 5).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+REWARDS = ("binary", "discretized", "continuous")
+
+
+def write_rewards(kind: str, write, correct, target, probs, base: int) -> np.ndarray:
+    """Rewards (B,) of one step.
+
+    write, correct : bool (B,); target : int (B,) the symbol due;
+    probs : float (B, V) symbol probabilities (unused for "binary").
+    """
+    if kind == "binary" or not write.any():
+        return correct.astype(np.float64)
+    lanes = np.arange(len(target))
+    safe = np.minimum(target, probs.shape[1] - 1)
+    p_target = probs[lanes, safe]
+    if kind == "continuous":
+        return np.where(write, p_target, 0.0)
+    # discretized: rank of the target among the digits (ties favour the target)
+    rank = (probs[:, :base] > p_target[:, None]).sum(axis=1)
+    value = np.where(rank < 3, 1.0 / (rank + 1), 0.0)
+    value = np.where(correct, 1.0, value)
+    return np.where(write & (target < base), value, 0.0)
