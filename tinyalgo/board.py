@@ -6,9 +6,9 @@ Every task lives on an unbounded board ``A[x][y]``: x is the column
 other cell follows the task's *fill rule*:
 
 * ``"random"`` (copy, reverse, walk): a uniformly random digit.  The release
-  draws these lazily on first read; here a cell's digit is a hash of
-  (lane key, x, y), so the board is infinite, costs no memory, and reads the
-  same digit every time it is visited;
+  draws these lazily on first read; here a cell's digit is looked up at
+  (lane key, x, y) in a fixed random table, so the board is infinite, costs
+  no memory, and reads the same digit every time it is visited;
 * ``"e"`` (addition, 3-number addition): the empty symbol ``e``;
 * ``"zero"`` (multiplication): the digit 0.
 
@@ -26,25 +26,25 @@ UNDEFINED = -1
 FILLS = ("random", "e", "zero")
 Q_COLUMN_X = 3
 
-_M1 = np.uint64(0x9E3779B97F4A7C15)
-_M2 = np.uint64(0xC2B2AE3D27D4EB4F)
-_M3 = np.uint64(0xBF58476D1CE4E5B9)
-_M4 = np.uint64(0x94D049BB133111EB)
-_S27, _S30, _S31 = np.uint64(27), np.uint64(30), np.uint64(31)
+_TABLE_BITS = 20
+# A fixed table of random values, uniform modulo every base 2..10 (2520 is
+# lcm(2..10)); the same on every machine, so boards are reproducible.
+_TABLE = np.random.default_rng(20160101).integers(0, 2520, size=2 ** _TABLE_BITS).astype(np.int64)
+_MASK = 2 ** _TABLE_BITS - 1
+_PX, _PY = 0x9E3779B1, 0x85EBCA77  # odd multipliers: x -> x * _PX is a bijection modulo 2**20
 
 
 def random_digits(key, x, y, base: int) -> np.ndarray:
     """Digit in 0..base-1 at (x, y) of the random board with key ``key``.
 
-    A splitmix64 hash of (key, x, y); all arguments are broadcast arrays.
+    A lookup in a fixed random table at (key + x * PX + y * PY) mod 2**20:
+    along any row or column the cells of a board differ for 2**20 positions,
+    and each instance's random key puts it at its own place in the table.
+    All arguments are broadcast integer arrays.
     """
-    z = (np.asarray(key, dtype=np.uint64)
-         + np.asarray(x).astype(np.uint64) * _M1
-         + np.asarray(y).astype(np.uint64) * _M2)
-    z = (z ^ (z >> _S30)) * _M3
-    z = (z ^ (z >> _S27)) * _M4
-    z = z ^ (z >> _S31)
-    return (z % np.uint64(base)).astype(np.int64)
+    index = (np.asarray(key, dtype=np.int64) + np.asarray(x, dtype=np.int64) * _PX
+             + np.asarray(y, dtype=np.int64) * _PY) & _MASK
+    return _TABLE[index] % base
 
 
 class Board:
@@ -63,45 +63,61 @@ class Board:
         if fill not in FILLS:
             raise ValueError(f"fill must be one of {FILLS}; got {fill!r}")
         self.vocab, self.rows, self.fill, self.q_column = vocab, rows, fill, q_column
-        self.cells = np.full((batch, rows, 8), UNDEFINED, dtype=np.int16)
+        self.cells = np.full((batch, rows, 8), UNDEFINED if fill == "random" else 0, dtype=np.int16)
         self.x0 = np.zeros(batch, dtype=np.int64)
-        self.key = np.zeros(batch, dtype=np.uint64)
+        self.key = np.zeros(batch, dtype=np.int64)
         self._lanes = np.arange(batch)
         self._const = {"e": vocab.E, "zero": 0}.get(fill)
+        self._flat_base = self._lanes * (rows * self.capacity)
 
     @property
-    def batch(self) -> int:
-        return self.cells.shape[0]
+    def capacity(self) -> int:
+        """Columns of defined cells each lane can hold (grows on demand)."""
+        return self.cells.shape[2]
+
+    def fit(self, cells: np.ndarray, x0: np.ndarray) -> np.ndarray:
+        """``cells`` (k, rows, w) with origins x0 (k,) padded to the capacity,
+        growing it if needed; on constant-fill boards the undefined cells are
+        set to the fill rule's value (and the ``q`` column to ``q``)."""
+        k, rows, w = cells.shape
+        if w > self.capacity:                          # grow, never shrink
+            grown = np.full((len(self.x0), self.rows, max(w, 2 * self.capacity)), UNDEFINED, dtype=np.int16)
+            grown[:, :, :self.capacity] = self.cells
+            self.cells = grown
+        out = np.full((k, rows, self.capacity), UNDEFINED, dtype=np.int16)
+        out[:, :, :w] = cells
+        if self._const is not None:
+            out[out == UNDEFINED] = self._const
+            if self.q_column:
+                col = Q_COLUMN_X - np.asarray(x0)
+                ok = (col >= 0) & (col < self.capacity)
+                out[np.flatnonzero(ok), :, col[ok]] = self.vocab.Q
+        self._flat_base = self._lanes * (self.rows * self.capacity)
+        return out
 
     def load(self, lanes: np.ndarray, cells: np.ndarray, x0: np.ndarray, key: np.ndarray) -> None:
-        """Place new defined cells (k, rows, w) with origins x0 (k,) in ``lanes`` (k,)."""
-        w = cells.shape[2]
-        if w > self.cells.shape[2]:  # grow the storage, never shrink
-            cap = max(w, 2 * self.cells.shape[2])
-            grown = np.full((self.batch, self.rows, cap), UNDEFINED, dtype=np.int16)
-            grown[:, :, :self.cells.shape[2]] = self.cells
-            self.cells = grown
-        self.cells[lanes] = UNDEFINED
-        self.cells[lanes, :, :w] = cells
+        """Place defined cells (k, rows, w) with origins x0 (k,) in ``lanes`` (k,)."""
+        if cells.shape[2] != self.capacity:
+            cells = self.fit(cells, x0)
+        self.cells[lanes] = cells
         self.x0[lanes] = x0
         self.key[lanes] = key
 
     def read(self, x: np.ndarray, y: np.ndarray, lanes: np.ndarray = None) -> np.ndarray:
         """Symbols under positions x, y (n,) of ``lanes`` (n,); all B lanes by default."""
-        lanes = self._lanes if lanes is None else lanes
-        cap = self.cells.shape[2]
-        col = x - self.x0[lanes]
-        inside = (col >= 0) & (col < cap) & (y >= 1) & (y <= self.rows)
-        value = self.cells[lanes, np.clip(y - 1, 0, self.rows - 1), np.clip(col, 0, cap - 1)]
-        undefined = ~inside | (value == UNDEFINED)
-        if self._const is None:
-            fill = random_digits(self.key[lanes], x, y, self.vocab.base)
+        cap = self.capacity
+        if lanes is None:
+            x0, key, base = self.x0, self.key, self._flat_base
         else:
-            fill = self._const
-        out = np.where(undefined, fill, value).astype(np.int64)
-        if self.q_column:
-            out[undefined & (x == Q_COLUMN_X)] = self.vocab.Q
-        return out
+            x0, key, base = self.x0[lanes], self.key[lanes], lanes * (self.rows * cap)
+        col, row = x - x0, y - 1
+        # negative numbers viewed as unsigned are huge: one comparison per bound
+        inside = (col.view(np.uint64) < cap) & (row.view(np.uint64) < self.rows)
+        value = self.cells.reshape(-1).take(base + np.where(inside, row * cap + col, 0))
+        if self._const is None:                        # random digits where undefined
+            return np.where(inside & (value != UNDEFINED), value, random_digits(key, x, y, self.vocab.base))
+        outside = np.where(x == Q_COLUMN_X, self.vocab.Q, self._const) if self.q_column else self._const
+        return np.where(inside, value, outside)
 
     def window(self, lane: int, x_range, y_range) -> np.ndarray:
         """The symbols of one lane over a rectangle, shape (len(y_range), len(x_range))."""

@@ -86,16 +86,17 @@ class Environment:
         self.sampler = None
         self.set_complexity(task.min_complexity if complexity is None else complexity)
         self._lanes = np.arange(B)
-        self.time = np.zeros(B, dtype=np.int64)          # steps taken in the current episode
-        self.last_write = np.zeros(B, dtype=np.int64)    # time of the last write (0 at the start)
+        # per-lane counters, one row each: steps taken in this episode, time of
+        # the last write (0 at the start), correct outputs so far
+        self._counters = np.zeros((3, B), dtype=np.int64)
+        self.time, self.last_write, self.n_correct = self._counters
         self.complexity = np.zeros(B, dtype=np.int64)
         self.clock = np.zeros(B, dtype=np.int64)
-        self.prev_written = np.full(B, self.vocab.NONE, dtype=np.int64)
-        self.prev_move = np.full(B, self.n_moves, dtype=np.int64)
-        self.prev_write = np.full(B, 2, dtype=np.int64)
-        self.explored = np.zeros(B, dtype=np.int64)
-        self.n_correct = np.zeros(B, dtype=np.int64)
+        # the "previous step" fields of the observation (columns 1-4)
+        self._fresh = np.array([self.vocab.NONE, 0, self.n_moves, 2], dtype=np.int64)
+        self._memory = np.tile(self._fresh, (B, 1))
         self.gt_actions = np.full((B, 1), -1, dtype=np.int64)
+        self._has_clock = task.name == "walk"
         self.episodes_started = 0
         self.reset()
 
@@ -115,21 +116,37 @@ class Environment:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
             self._pool, self._pool_pos = None, 0
-        self.load(self._draw(self.batch), self._lanes)
+        self._start(*self._draw(self.batch), self._lanes)
         return self.observe()
 
-    def _draw(self, k: int) -> Instances:
-        """k fresh instances, from a pool drawn a chunk at a time (vectorised)."""
+    def _draw(self, k: int):
+        """k fresh instances as (pool, slice): drawn a chunk at a time (vectorised)."""
         if self._pool is None or self._pool_pos + k > len(self._pool):
             big = getattr(self.sampler, "c", getattr(self.sampler, "hi", 0)) > 1000
-            chunk = max(k, self.batch if big else 4 * self.batch, 1 if big else 64)
+            chunk = max(k, self.batch if big else 16 * self.batch, 1 if big else 256)
             c = self.sampler.draw(self.rng, chunk)
             self._pool = self.task.sample(self.rng, c, level=getattr(self.sampler, "level", None),
                                           low_accuracy=getattr(self.sampler, "low_accuracy", False))
             self._pool_pos = 0
-        out = self._pool.take(slice(self._pool_pos, self._pool_pos + k))
+            self._fit(self._pool)
+        sl = slice(self._pool_pos, self._pool_pos + k)
         self._pool_pos += k
-        return out
+        return self._pool, sl
+
+    def _fit(self, pool: Instances) -> None:
+        """Pad a pool's arrays to the lanes' capacities (growing them if
+        needed), so that starting an instance is one assignment per array."""
+        pool.cells = self.input.board.fit(pool.cells, pool.x0)
+        pool.targets = self.output.fit(pool.targets)
+        s, cap = pool.actions.shape[1], self.gt_actions.shape[1]
+        if s > cap:
+            self.gt_actions = np.pad(self.gt_actions, ((0, 0), (0, max(s, 2 * cap) - cap)), constant_values=-1)
+        pool.actions = np.pad(pool.actions, ((0, 0), (0, self.gt_actions.shape[1] - s)), constant_values=-1)
+
+    def draw(self, k: int) -> Instances:
+        """k fresh instances from the environment's sampler and generator."""
+        pool, sl = self._draw(k)
+        return pool.take(sl)
 
     def load(self, instances: Instances, lanes=None) -> np.ndarray:
         """Start ``instances`` (k of them) in ``lanes`` (k,; default all) and
@@ -137,33 +154,35 @@ class Environment:
         lanes = self._lanes[:len(instances)] if lanes is None else np.asarray(lanes)
         if len(lanes) != len(instances):
             raise ValueError(f"{len(instances)} instances for {len(lanes)} lanes")
-        self._start(instances, lanes)
+        instances = instances.take(slice(None))
+        self._fit(instances)
+        self._start(instances, slice(None), lanes)
         return self.observe()
 
-    def _start(self, instances: Instances, lanes: np.ndarray) -> None:
-        self.input.board.load(lanes, instances.cells, instances.x0, instances.key)
+    def _start(self, pool: Instances, sl: slice, lanes: np.ndarray) -> None:
+        """Start instances ``pool[sl]`` in ``lanes``."""
+        if (pool.cells.shape[2], pool.targets.shape[1], pool.actions.shape[1]) != (
+                self.input.board.capacity, self.output.targets.shape[1], self.gt_actions.shape[1]):
+            self._fit(pool)                            # a capacity grew since the pool was drawn
+        self.input.board.load(lanes, pool.cells[sl], pool.x0[sl], pool.key[sl])
         self.input.start(lanes)
-        self.output.load(lanes, instances.targets, instances.n_outputs)
-        s = instances.actions.shape[1]
-        if s > self.gt_actions.shape[1]:
-            self.gt_actions = np.pad(self.gt_actions, ((0, 0), (0, max(s, 2 * self.gt_actions.shape[1])
-                                                                - self.gt_actions.shape[1])), constant_values=-1)
-        self.gt_actions[lanes] = -1
-        self.gt_actions[lanes, :s] = instances.actions
-        self.complexity[lanes] = instances.complexity
-        self.clock[lanes] = instances.clock
-        for arr, value in ((self.time, 0), (self.last_write, 0), (self.prev_written, self.vocab.NONE),
-                           (self.prev_move, self.n_moves), (self.prev_write, 2), (self.explored, 0),
-                           (self.n_correct, 0)):
-            arr[lanes] = value
+        self.output.load(lanes, pool.targets[sl], pool.n_outputs[sl])
+        self.gt_actions[lanes] = pool.actions[sl]
+        self.complexity[lanes] = pool.complexity[sl]
+        self.clock[lanes] = pool.clock[sl]
+        self._counters[:, lanes] = 0
+        self._memory[lanes] = self._fresh
         self.episodes_started += len(lanes)
 
     # ------------------------------------------------------------ observing
     def observe(self) -> np.ndarray:
         """The observation (B, 5) of the current step (see the module doc)."""
-        symbol = self.input.read()
-        symbol[self.time >= self.clock] = self.vocab.Q
-        return np.stack([symbol, self.prev_written, self.explored, self.prev_move, self.prev_write], axis=1)
+        obs = np.empty((self.batch, 5), dtype=np.int64)
+        obs[:, 0] = self.input.read()
+        if self._has_clock:
+            obs[self.time >= self.clock, 0] = self.vocab.Q
+        obs[:, 1:] = self._memory
+        return obs
 
     @property
     def v_hat(self) -> np.ndarray:
@@ -192,11 +211,11 @@ class Environment:
 
     # --------------------------------------------------------------- acting
     def _check(self, name, value, dtype_kind, shape, high):
-        a = np.asarray(value)
+        a = value if isinstance(value, np.ndarray) else np.asarray(value)
         if a.shape != shape or a.dtype.kind not in dtype_kind:
             raise ValueError(f"{name} must be an array of shape {shape} ({'integers' if 'i' in dtype_kind else 'floats'});"
                              f" got shape {a.shape} of {a.dtype}")
-        if high is not None and a.size and (a.min() < 0 or a.max() >= high):
+        if high is not None and ((a < 0) | (a >= high)).any():
             raise ValueError(f"{name} must be in 0..{high - 1}; got values from {a.min()} to {a.max()}")
         return a
 
@@ -212,32 +231,44 @@ class Environment:
         """
         B = self.batch
         actions = self._check("actions", actions, "iu", (B,), self.n_actions)
-        move, write = actions % self.n_moves, actions >= self.n_moves
+        write = actions >= self.n_moves
+        move = actions - self.n_moves * write
+        any_write = write.any()
         if symbols is None:
-            if write.any():
+            if any_write:
                 raise ValueError("symbols (B,) are required when an action writes")
             symbols = np.full(B, self.vocab.NONE, dtype=np.int64)
-        symbols = self._check("symbols", symbols, "iu", (B,), self.vocab.size)
-        if self.reward_kind != "binary" and write.any():
+        else:
+            symbols = self._check("symbols", symbols, "iu", (B,), self.vocab.size)
+        if self.reward_kind != "binary" and any_write:
             probs = self._check("probs", probs, "f", (B, self.vocab.size), None)
         target = self.output.next_target
-        correct = self.output.write(write, symbols)
+        correct = self.output.write(write, symbols, target)
         reward = write_rewards(self.reward_kind, write, correct, target, probs, self.vocab.base)
-        wrong = write & ~correct
+        wrong = write ^ correct
         self.n_correct += correct
         self.time += 1
-        self.last_write = np.where(write, self.time, self.last_write)
+        np.copyto(self.last_write, self.time, where=write)
         self.input.move(move)
-        reason = np.where(wrong, WRONG_WRITE,
-                          np.where(self.output.index >= self.output.n_outputs, ALL_WRITTEN,
-                                   np.where(self.time - self.last_write >= self.complexity + 2, TIMEOUT, RUNNING)))
+        reason = np.full(B, RUNNING, dtype=np.int64)
+        reason[self.time - self.last_write >= self.complexity + 2] = TIMEOUT
+        reason[self.output.index >= self.output.n_outputs] = ALL_WRITTEN
+        reason[wrong] = WRONG_WRITE
         done = reason != RUNNING
         n_correct = self.n_correct.copy()
-        self.prev_written = np.where(write, symbols, self.vocab.NONE)
-        self.prev_move, self.prev_write = move, write.astype(np.int64)
+        memory = self._memory
+        memory[:, 0] = np.where(write, symbols, self.vocab.NONE)
+        memory[:, 2] = move
+        memory[:, 3] = write
         if explored is not None:
-            self.explored |= np.asarray(explored, dtype=bool).astype(np.int64)
+            memory[:, 1] |= np.asarray(explored, dtype=bool)
         if done.any():
             lanes = self._lanes[done]
-            self._start(self._draw(len(lanes)), lanes)
+            self._start(*self._draw(len(lanes)), lanes)
         return StepResult(self.observe(), reward, done, reason, n_correct)
+
+    # views on the observation memory, for readers and the renderer
+    prev_written = property(lambda self: self._memory[:, 0])
+    explored = property(lambda self: self._memory[:, 1])
+    prev_move = property(lambda self: self._memory[:, 2])
+    prev_write = property(lambda self: self._memory[:, 3])

@@ -18,7 +18,7 @@ class Instances:
     cells : int16 (k, rows, w), defined cells, -1 = "use the fill rule"; cell
         ``cells[i, y - 1, x - x0[i]]`` is at board position (x, y).
     x0 : int64 (k,), board x of column 0 of ``cells``.
-    key : uint64 (k,), key of the random fill (see ``board.random_digits``).
+    key : int64 (k,), key of the random fill (see ``board.random_digits``).
     targets : int64 (k, n), the symbols to write, in order; padded with none.
     n_outputs : int64 (k,), number of targets of each instance.
     complexity : int64 (k,), the paper's complexity (steps of the reference

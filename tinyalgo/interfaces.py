@@ -73,16 +73,20 @@ class OutputTape:
         self.index = np.zeros(batch, dtype=np.int64)
         self._lanes = np.arange(batch)
 
-    def load(self, lanes: np.ndarray, targets: np.ndarray, n_outputs: np.ndarray) -> None:
-        """New targets (k, n) for ``lanes`` (k,); clears what they wrote."""
-        n = targets.shape[1]
-        if n > self.targets.shape[1]:
-            cap = max(n, 2 * self.targets.shape[1])
-            pad = ((0, 0), (0, cap - self.targets.shape[1]))
+    def fit(self, targets: np.ndarray) -> np.ndarray:
+        """``targets`` (k, n) padded with none to the capacity, growing it if needed."""
+        n, cap = targets.shape[1], self.targets.shape[1]
+        if n > cap:
+            pad = ((0, 0), (0, max(n, 2 * cap) - cap))
             self.targets = np.pad(self.targets, pad, constant_values=self.vocab.NONE)
             self.written = np.pad(self.written, pad, constant_values=self.vocab.NONE)
-        self.targets[lanes] = self.vocab.NONE
-        self.targets[lanes, :n] = targets
+        return np.pad(targets, ((0, 0), (0, self.targets.shape[1] - n)), constant_values=self.vocab.NONE)
+
+    def load(self, lanes: np.ndarray, targets: np.ndarray, n_outputs: np.ndarray) -> None:
+        """New targets (k, n) for ``lanes`` (k,); clears what they wrote."""
+        if targets.shape[1] != self.targets.shape[1]:
+            targets = self.fit(targets)
+        self.targets[lanes] = targets
         self.written[lanes] = self.vocab.NONE
         self.n_outputs[lanes] = n_outputs
         self.index[lanes] = 0
@@ -97,13 +101,13 @@ class OutputTape:
         """Outputs still to produce (B,), counting the next one: the paper's V-hat."""
         return self.n_outputs - self.index
 
-    def write(self, mask: np.ndarray, symbols: np.ndarray) -> np.ndarray:
+    def write(self, mask: np.ndarray, symbols: np.ndarray, target: np.ndarray = None) -> np.ndarray:
         """Write ``symbols`` (B,) on the lanes where ``mask`` (B,) is True.
 
         Returns the bool array (B,) of correct writes; every write, right or
         wrong, advances its lane's ``index`` (REFERENCE 2.4).
         """
-        correct = mask & (symbols == self.next_target)
+        correct = mask & (symbols == (self.next_target if target is None else target))
         lanes = self._lanes[mask]
         self.written[lanes, np.minimum(self.index[lanes], self.written.shape[1] - 1)] = symbols[mask]
         self.index += mask

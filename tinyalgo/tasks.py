@@ -5,6 +5,9 @@ targets are, and which ground-truth actions solve it; ``sample`` draws a
 batch of instances, ``build`` makes them from explicit digits (for canned
 instances and tests).  Every task takes a ``base`` in 2..10 (Appendix B).
 
+Invalid task/base pairs: single-digit multiplication and 3-number addition in
+base 2 (no multiplier digit >= 2; a final carry of 2 is not a binary digit).
+
 Joint actions (REFERENCE 2.1): ``action = move + n_moves * write`` with moves
 0 left, 1 right (tape) and also 2 down, 3 up (grid); write 0 no, 1 yes.
 
@@ -46,8 +49,10 @@ class Task:
     def __init__(self, base: int = 10):
         base = check_base(base)
         if base < self.min_base:
+            why = {"multiplication": "there is no multiplier digit >= 2 in base 2",
+                   "addition3": "the last carry of three numbers can be 2, not a digit in base 2"}.get(self.name, "")
             raise ValueError(f"task {self.name!r} needs a base of at least {self.min_base}; got base {base}"
-                             f" (e.g. single-digit multiplication has no multiplier >= 2 in base 2)")
+                             + (f" ({why})" if why else ""))
         self.base = base
         self.vocab = Vocabulary(base)
         self.n_moves = 2 if self.interface == "tape" else 4
@@ -78,7 +83,7 @@ class Task:
         raise NotImplementedError
 
     def _keys(self, rng, k):
-        return rng.integers(0, 2 ** 63, size=k, dtype=np.int64).astype(np.uint64)
+        return rng.integers(0, 2 ** 40, size=k, dtype=np.int64)
 
 
 def _pad_actions(seq_len: np.ndarray, width: int, table: np.ndarray) -> np.ndarray:
@@ -152,7 +157,7 @@ class Walk(Task):
 
     def build(self, complexities, arrows, keys):
         """complexities c (k,), arrows (k,) of 'l' 'u' 'd', keys (k,)."""
-        c, keys = np.asarray(complexities, dtype=np.int64), np.asarray(keys, dtype=np.uint64)
+        c, keys = np.asarray(complexities, dtype=np.int64), np.asarray(keys, dtype=np.int64)
         k, v = len(c), self.vocab
         d = (c - 2) // 2 + 1                          # distance to the arrow
         arrow_sym = np.array([{"l": v.L, "u": v.U, "d": v.D}[a] for a in arrows])
@@ -199,7 +204,7 @@ class _ColumnArithmetic(Task):
             cells = np.concatenate([first_row, cells], axis=1)
         targets = np.where(lengths_mask(n + 1, lmax + 1), result_lsd, self.vocab.NONE)
         x0 = np.full(k, 2 - lmax, dtype=np.int64)
-        return Instances(np.ascontiguousarray(cells).astype(np.int16), x0, np.zeros(k, np.uint64), targets,
+        return Instances(np.ascontiguousarray(cells).astype(np.int16), x0, np.zeros(k, np.int64), targets,
                          n + 1, complexity, actions, steps, np.full(k, NO_CLOCK))
 
 
@@ -227,6 +232,9 @@ class Addition3(_ColumnArithmetic):
     with complexity 3L (fix 8.3) and the optional extra curriculum."""
 
     name, rows, fill, factor, min_complexity = "addition3", 3, "e", 3, 3
+    # In base 2 the last carry of three numbers can be 2, which is not a digit:
+    # L + 1 output digits cannot hold the sum (the paper's App. B never solved it).
+    min_base = 3
 
     def __init__(self, base: int = 10, extra_curriculum: bool = True):
         super().__init__(base)

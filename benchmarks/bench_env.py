@@ -1,0 +1,55 @@
+"""Cost of one batched environment step and of drawing instances.
+
+    python benchmarks/bench_env.py
+
+One step = all B = 20 lanes take a uniformly random joint action and write a
+random symbol (so lanes fail and restart often, as early in training).
+"""
+import statistics
+import time
+
+import numpy as np
+
+from tinyalgo.environment import Environment
+from tinyalgo.tasks import make_task
+
+
+def per_call(fn, calls, repeats=7):
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        times.append((time.perf_counter() - t0) / calls)
+    return statistics.median(times)
+
+
+def bench_step(task, batch=20, complexity=10, steps=2000):
+    env = Environment(task, batch_size=batch, complexity=complexity, seed=0)
+    rng = np.random.default_rng(0)
+    actions = rng.integers(0, env.n_actions, size=(steps, batch))
+    symbols = rng.integers(0, env.task.base, size=(steps, batch))
+    restarts = [0]
+    i = [0]
+
+    def one():
+        k = i[0] % steps
+        restarts[0] += env.step(actions[k], symbols[k]).done.sum()
+        i[0] += 1
+
+    us = per_call(one, steps) * 1e6
+    return us, restarts[0] / i[0]
+
+
+def bench_draw(task, k=20, complexity=100):
+    t = make_task(task)
+    rng = np.random.default_rng(0)
+    c = np.full(k, complexity)
+    return per_call(lambda: t.sample(rng, c), 200) * 1e6
+
+
+if __name__ == "__main__":
+    print(f"{'task':16s} {'step us (B=20)':>15s} {'restarts/step':>14s} {'draw 20 @100 us':>16s}")
+    for task in ("copy", "reverse", "walk", "addition", "addition3", "multiplication"):
+        us, restarts = bench_step(task)
+        print(f"{task:16s} {us:15.1f} {restarts:14.2f} {bench_draw(task):16.1f}")

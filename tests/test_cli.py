@@ -1,0 +1,37 @@
+"""The command line: ``tinyalgo show`` and one-line errors with status 2."""
+import subprocess
+import sys
+
+import pytest
+
+from tinyalgo.cli import main
+
+
+def test_show_steps_through_the_ground_truth(capsys):
+    assert main(["show", "--task", "addition", "--complexity", "12", "--seed", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "frame 1/" in out and "episode ended: all written, 7 of 7 outputs right" in out
+
+
+def test_show_step_mode_quits_on_q(monkeypatch, capsys):
+    monkeypatch.setattr("builtins.input", lambda prompt="": "q")
+    assert main(["show", "--task", "copy", "--complexity", "5", "--step"]) == 0
+    assert "frame 2/" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["show", "--task", "division"], "unknown task 'division'"),
+    (["show", "--base", "12"], "base must be an integer from 2 to 10"),
+    (["show", "--task", "multiplication", "--base", "2"], "needs a base of at least 3"),
+    (["show", "--task", "reverse", "--complexity", "-1"], "complexity must be an integer of at least 2"),
+])
+def test_errors_are_one_line_with_status_2(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_python_dash_m_runs_without_traceback():
+    done = subprocess.run([sys.executable, "-m", "tinyalgo", "show", "--task", "nope"],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "unknown task" in done.stderr

@@ -1,0 +1,63 @@
+"""Text pictures of one lane of the environment (the release's trace frames,
+REFERENCE 7): the board window around the head, the targets, what has been
+written so far."""
+from __future__ import annotations
+
+import numpy as np
+
+from tinyalgo.environment import END_REASONS, Environment
+from tinyalgo.tasks import MOVE_NAMES
+
+
+def action_name(action: int, n_moves: int) -> str:
+    """``'left+write'`` style name of a joint action."""
+    move, write = action % n_moves, action // n_moves
+    return MOVE_NAMES[move] + ("+write" if write else "")
+
+
+def render_lane(env: Environment, lane: int = 0, half_width: int = 8, half_height: int = 2,
+                q_values=None, action=None) -> str:
+    """A text frame of ``lane``: board window with the head in brackets,
+    ``Y:`` the targets, ``P:`` the outputs written so far (wrong ones marked
+    with ``!``), and the step's Q values and chosen action if given."""
+    v = env.vocab
+    hx, hy = int(env.input.x[lane]), int(env.input.y[lane])
+    xs = np.arange(hx - half_width, hx + half_width + 1)
+    tape = env.task.interface == "tape"
+    ys = np.array([1]) if tape else np.arange(hy - half_height, hy + half_height + 1)
+    cells = env.input.board.window(lane, xs, ys)
+    if env.time[lane] >= env.clock[lane]:
+        cells[:] = v.Q
+    lines = [f"{env.task.name}  complexity {env.complexity[lane]}  step {env.time[lane]}"
+             f"  V-hat {env.v_hat[lane]}  head (x={hx}, y={hy})"]
+    lines.append("      " + "".join(f"{x:>3d}" for x in xs))
+    for y, row in zip(ys, cells):
+        text = "".join(("[" + v.chars[c] + "]") if (x == hx and y == hy) else f" {v.chars[c]} "
+                       for x, c in zip(xs, row))
+        lines.append(f"y={y:<3d} {text}")
+    n, k = int(env.n_outputs[lane]), int(env.target_index[lane])
+    targets, written = env.output.targets[lane, :n], env.output.written[lane, :k]
+    lines.append("Y: " + v.to_chars(targets))
+    marks = "".join(v.chars[w] if w == t else "!" for w, t in zip(written, targets))
+    lines.append("P: " + marks)
+    if q_values is not None:
+        q = np.asarray(q_values)
+        lines.append("Q: " + "  ".join(f"{action_name(a, env.n_moves)}={q[a]:.2f}" for a in range(len(q))))
+    if action is not None:
+        lines.append("action: " + action_name(int(action), env.n_moves))
+    return "\n".join(lines)
+
+
+def ground_truth_frames(env: Environment, lane: int = 0, **kwargs) -> list:
+    """Frames of ``lane`` stepping through its ground-truth solution, from the
+    start to the end of the episode (the other lanes follow theirs too)."""
+    frames = []
+    while True:
+        actions = env.ground_truth()
+        frames.append(render_lane(env, lane, action=actions[lane], **kwargs))
+        n_outputs = int(env.n_outputs[lane])
+        result = env.step(np.maximum(actions, 0), env.next_target)
+        if result.done[lane]:
+            frames.append(f"episode ended: {END_REASONS[result.reason[lane]]},"
+                          f" {result.n_correct[lane]} of {n_outputs} outputs right")
+            return frames
