@@ -1,0 +1,57 @@
+"""The curriculum of the paper (section 5): start at complexity 6; once the
+model is 100% correct on held-out instances of the current complexity, add 4;
+stop once it generalises to a target complexity or the budget runs out.
+
+The level C sets the training sampler: complexities U{C-4..C}, clamped to the
+task's minimum (REFERENCE 6.2).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tinyalgo.complexity import check_complexity, curriculum_sampler
+
+
+@dataclass
+class Curriculum:
+    """Curriculum state; ``history`` records every validation and advance.
+
+    start : first level C (paper: 6).  increment : added after a perfect
+    validation (paper: 4).  spread : training complexities are C-spread..C.
+    minimum : the task's minimum complexity.  threshold : fraction of
+    validation instances that must be solved to advance (1.0 = "100%").
+    """
+
+    start: int = 6
+    increment: int = 4
+    minimum: int = 1
+    spread: int = 4
+    threshold: float = 1.0
+    level: int = field(init=False)
+    history: list = field(default_factory=list)
+
+    def __post_init__(self):
+        check_complexity(self.start, 1, "curriculum start")
+        check_complexity(self.increment, 1, "curriculum increment")
+        self.level = max(self.start, self.minimum)
+
+    def sampler(self, low_accuracy: bool = False):
+        """The training complexity sampler of the current level."""
+        s = curriculum_sampler(self.level, self.minimum, self.spread)
+        s.low_accuracy = low_accuracy
+        return s
+
+    def record(self, solved_fraction: float, **info) -> bool:
+        """Record a validation score at the current level; advance by
+        ``increment`` if it reaches the threshold.  Returns True on an advance."""
+        advanced = solved_fraction >= self.threshold
+        self.history.append(dict(level=self.level, solved=float(solved_fraction), advanced=advanced, **info))
+        if advanced:
+            self.level += self.increment
+        return advanced
+
+    def state(self) -> dict:
+        return dict(level=self.level, history=list(self.history))
+
+    def restore(self, state: dict) -> None:
+        self.level, self.history = int(state["level"]), list(state["history"])
