@@ -1,6 +1,8 @@
 """The ``tinyalgo`` command.
 
+    tinyalgo train                  # Q-learning on addition (the paper's showcase)
     tinyalgo show --task addition --complexity 12 --seed 0 [--step]
+    tinyalgo evaluate CHECKPOINT --complexities 100 1000 20000
 
 Every user error (an unknown task, a base outside 2..10, a complexity below
 the task's minimum, a bad checkpoint, ...) prints one line and exits with
@@ -66,20 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--width", type=_int_at_least(1), default=8, help="board columns each side of the head")
     show.add_argument("--step", action="store_true", help="one frame per key press")
     show.set_defaults(func=cmd_show)
-    for register in _extra_commands():
-        register(sub)
+    from tinyalgo import train_cli           # train, evaluate (next to the code they run)
+    train_cli.register(sub)
     return parser
-
-
-def _extra_commands():
-    """Commands defined next to the code they run (training, evaluation)."""
-    found = []
-    for module in ("tinyalgo.train_cli",):
-        try:
-            found.append(__import__(module, fromlist=["register"]).register)
-        except ImportError:
-            pass
-    return found
 
 
 def main(argv=None) -> int:

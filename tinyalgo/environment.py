@@ -86,10 +86,11 @@ class Environment:
         self.sampler = None
         self.set_complexity(task.min_complexity if complexity is None else complexity)
         self._lanes = np.arange(B)
-        # per-lane counters, one row each: steps taken in this episode, time of
-        # the last write (0 at the start), correct outputs so far
+        # per-lane counters, one row each: steps taken in this episode, the
+        # step at which the episode times out (complexity + 2 steps after the
+        # last write or the start, REFERENCE 2.6), correct outputs so far
         self._counters = np.zeros((3, B), dtype=np.int64)
-        self.time, self.last_write, self.n_correct = self._counters
+        self.time, self.deadline, self.n_correct = self._counters
         self.complexity = np.zeros(B, dtype=np.int64)
         self.clock = np.zeros(B, dtype=np.int64)
         # the "previous step" fields of the observation (columns 1-4)
@@ -171,6 +172,7 @@ class Environment:
         self.complexity[lanes] = pool.complexity[sl]
         self.clock[lanes] = pool.clock[sl]
         self._counters[:, lanes] = 0
+        self.deadline[lanes] = self.complexity[lanes] + 2
         self._memory[lanes] = self._fresh
         self.episodes_started += len(lanes)
 
@@ -211,12 +213,15 @@ class Environment:
 
     # --------------------------------------------------------------- acting
     def _check(self, name, value, dtype_kind, shape, high):
-        a = value if isinstance(value, np.ndarray) else np.asarray(value)
+        a = value if type(value) is np.ndarray else np.asarray(value)
         if a.shape != shape or a.dtype.kind not in dtype_kind:
             raise ValueError(f"{name} must be an array of shape {shape} ({'integers' if 'i' in dtype_kind else 'floats'});"
                              f" got shape {a.shape} of {a.dtype}")
-        if high is not None and ((a < 0) | (a >= high)).any():
-            raise ValueError(f"{name} must be in 0..{high - 1}; got values from {a.min()} to {a.max()}")
+        if high is not None:
+            if a.dtype != np.int64:
+                a = a.astype(np.int64)
+            if (a.view(np.uint64) >= high).any():        # negatives viewed as unsigned are huge
+                raise ValueError(f"{name} must be in 0..{high - 1}; got values from {a.min()} to {a.max()}")
         return a
 
     def step(self, actions, symbols=None, probs=None, explored=None) -> StepResult:
@@ -228,6 +233,9 @@ class Environment:
             "discretized" and "continuous" rewards.
         explored : bool (B,), this step's action was exploratory (non-greedy);
             sets the observed explored flag from the next step on.
+
+        The observation returned is also the environment's memory of the
+        previous step: read it, do not modify it.
         """
         B = self.batch
         actions = self._check("actions", actions, "iu", (B,), self.n_actions)
@@ -245,27 +253,31 @@ class Environment:
         target = self.output.next_target
         correct = self.output.write(write, symbols, target)
         reward = write_rewards(self.reward_kind, write, correct, target, probs, self.vocab.base)
-        wrong = write ^ correct
         self.n_correct += correct
         self.time += 1
-        np.copyto(self.last_write, self.time, where=write)
+        np.copyto(self.deadline, self.time + self.complexity + 2, where=write)
         self.input.move(move)
-        reason = np.full(B, RUNNING, dtype=np.int64)
-        reason[self.time - self.last_write >= self.complexity + 2] = TIMEOUT
-        reason[self.output.index >= self.output.n_outputs] = ALL_WRITTEN
-        reason[wrong] = WRONG_WRITE
-        done = reason != RUNNING
+        wrong = write ^ correct
+        finished = self.output.index >= self.output.n_outputs
+        timeout = self.time >= self.deadline
+        done = wrong | finished | timeout
+        reason = np.where(wrong, WRONG_WRITE, np.where(finished, ALL_WRITTEN, timeout * TIMEOUT))
         n_correct = self.n_correct.copy()
-        memory = self._memory
-        memory[:, 0] = np.where(write, symbols, self.vocab.NONE)
-        memory[:, 2] = move
-        memory[:, 3] = write
+        obs = np.empty((B, 5), dtype=np.int64)
+        obs[:, 1] = np.where(write, symbols, self.vocab.NONE)
+        obs[:, 2] = self._memory[:, 1]
         if explored is not None:
-            memory[:, 1] |= np.asarray(explored, dtype=bool)
+            obs[:, 2] |= explored
+        obs[:, 3] = move
+        obs[:, 4] = write
+        self._memory = obs[:, 1:]
         if done.any():
             lanes = self._lanes[done]
             self._start(*self._draw(len(lanes)), lanes)
-        return StepResult(self.observe(), reward, done, reason, n_correct)
+        obs[:, 0] = self.input.read()
+        if self._has_clock:
+            obs[self.time >= self.clock, 0] = self.vocab.Q
+        return StepResult(obs, reward, done, reason, n_correct)
 
     # views on the observation memory, for readers and the renderer
     prev_written = property(lambda self: self._memory[:, 0])

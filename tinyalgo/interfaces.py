@@ -76,8 +76,8 @@ class OutputTape:
     def fit(self, targets: np.ndarray) -> np.ndarray:
         """``targets`` (k, n) padded with none to the capacity, growing it if needed."""
         n, cap = targets.shape[1], self.targets.shape[1]
-        if n > cap:
-            pad = ((0, 0), (0, max(n, 2 * cap) - cap))
+        if n >= cap:                                   # keep one spare column of none
+            pad = ((0, 0), (0, max(n + 1, 2 * cap) - cap))
             self.targets = np.pad(self.targets, pad, constant_values=self.vocab.NONE)
             self.written = np.pad(self.written, pad, constant_values=self.vocab.NONE)
         return np.pad(targets, ((0, 0), (0, self.targets.shape[1] - n)), constant_values=self.vocab.NONE)
@@ -94,7 +94,7 @@ class OutputTape:
     @property
     def next_target(self) -> np.ndarray:
         """The symbol (B,) each lane must write next (none once all are written)."""
-        return self.targets[self._lanes, np.minimum(self.index, self.targets.shape[1] - 1)]
+        return self.targets[self._lanes, self.index]        # capacity > n_outputs: always in range
 
     @property
     def remaining(self) -> np.ndarray:
@@ -109,6 +109,6 @@ class OutputTape:
         """
         correct = mask & (symbols == (self.next_target if target is None else target))
         lanes = self._lanes[mask]
-        self.written[lanes, np.minimum(self.index[lanes], self.written.shape[1] - 1)] = symbols[mask]
+        self.written[lanes, self.index[lanes]] = symbols[mask]
         self.index += mask
         return correct

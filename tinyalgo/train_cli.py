@@ -1,0 +1,153 @@
+"""The ``train`` and ``evaluate`` commands.
+
+    tinyalgo train                      # Q-learning on addition, the paper's best setting
+    tinyalgo train --mode supervised --task reverse --controller ff
+    tinyalgo train --resume --out runs/addition-gru-s0
+    tinyalgo evaluate runs/addition-gru-s0/checkpoint.npz --complexities 100 1000 20000
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from dataclasses import asdict
+
+from tinyalgo.fileio import atomic_write_json
+
+SAVE_EVERY_SECONDS = 30.0
+
+
+def _dir(args, mode):
+    return args.out or os.path.join("runs", f"{mode}-{args.task}-{args.controller or 'default'}-s{args.seed}")
+
+
+def _save(path, controller_cls, config, params, extra):
+    from tinyalgo.checkpoint import save_checkpoint
+    save_checkpoint(path, controller_cls(config, params=params), extra)
+
+
+def train_qlearning(args) -> int:
+    from tinyalgo.checkpoint import load_checkpoint
+    from tinyalgo.controller import Controller
+    from tinyalgo.qtraining import QConfig, QTrainer, RunState
+
+    out = _dir(args, "q")
+    ckpt, log_path = os.path.join(out, "checkpoint.npz"), os.path.join(out, "log.json")
+    if args.resume:
+        controller, extra = load_checkpoint(ckpt)
+        if extra.get("mode") != "qlearning":
+            raise ValueError(f"{ckpt} is not a Q-learning run (mode {extra.get('mode')!r})")
+        cfg = QConfig(**{**extra["config"], "report_lengths": tuple(extra["config"]["report_lengths"]),
+                         **({"budget": args.budget} if args.budget is not None else {})})
+        state = RunState(**extra["run"])
+        trainer = QTrainer(cfg, controller=controller, state=state, log=print)
+        print(f"resuming {out}: complexity {trainer.curriculum.level}, {state.chars} characters trained")
+    else:
+        cfg = QConfig(task=args.task, controller=args.controller or "", units=args.units, layers=args.layers,
+                      base=args.base, seed=args.seed, discount=args.discount, q=args.q, penalty=args.penalty,
+                      reward=args.reward, dtype=args.dtype,
+                      **({"budget": args.budget} if args.budget is not None else {}))
+        trainer = QTrainer(cfg, log=print)
+        print(f"Q-learning {cfg.task} (base {cfg.base}) with a {cfg.controller.upper()}-{cfg.units} controller,"
+              f" discount {cfg.discount}, {cfg.q} Q, penalty {'on' if cfg.penalty else 'off'},"
+              f" {cfg.reward} reward, budget {cfg.budget:,} characters -> {out}")
+    last_save = [time.perf_counter()]
+
+    def save(t, force=False):
+        if force or time.perf_counter() - last_save[0] > SAVE_EVERY_SECONDS:
+            params, state = t.boundary()
+            _save(ckpt, Controller, t.controller.config, params,
+                  dict(mode="qlearning", config=asdict(t.cfg), run=asdict(state)))
+            last_save[0] = time.perf_counter()
+
+    try:
+        state = trainer.run(on_boundary=save)
+    except KeyboardInterrupt:
+        save(trainer, force=True)
+        print(f"stopped; saved the last segment boundary to {ckpt}; continue with"
+              f" `tinyalgo train --resume --out {out}`")
+        return 130
+    save(trainer, force=True)
+    report = trainer.final_report()
+    atomic_write_json(log_path, report)
+    verdict = "solved" if state.solved_at else "not solved within the budget"
+    print(f"{verdict}; {state.chars:,} characters in {state.seconds / 60:.1f} minutes; checkpoint {ckpt}, log {log_path}")
+    return 0
+
+
+def train_supervised_cmd(args) -> int:
+    from tinyalgo.checkpoint import save_checkpoint
+    from tinyalgo.supervised import SupervisedConfig, train_supervised
+
+    if args.resume:
+        raise ValueError("--resume is for Q-learning runs; supervised runs are short: start again")
+    out = _dir(args, "sup")
+    cfg = SupervisedConfig(task=args.task, controller=args.controller or "gru", units=args.units, layers=args.layers,
+                           base=args.base, seed=args.seed, target=args.target, dtype=args.dtype,
+                           **({"budget": args.budget} if args.budget is not None else {}))
+    print(f"supervised {cfg.task} with a {cfg.controller.upper()}-{cfg.units} controller -> {out}")
+    controller, report = train_supervised(cfg, log=print)
+    ckpt = os.path.join(out, "checkpoint.npz")
+    save_checkpoint(ckpt, controller, dict(mode="supervised", config=asdict(cfg), run=report))
+    atomic_write_json(os.path.join(out, "log.json"), report)
+    print(f"{'solved' if report['solved_target'] else 'did not solve'} complexity {cfg.target};"
+          f" checkpoint {ckpt}")
+    return 0
+
+
+def cmd_train(args) -> int:
+    return train_supervised_cmd(args) if args.mode == "supervised" else train_qlearning(args)
+
+
+def cmd_evaluate(args) -> int:
+    from tinyalgo.checkpoint import load_checkpoint
+    from tinyalgo.evaluation import GreedyAgent, evaluate
+
+    controller, extra = load_checkpoint(args.checkpoint)
+    config = extra.get("config", {})
+    task, base = config.get("task"), config.get("base", 10)
+    if task is None:
+        raise ValueError(f"{args.checkpoint} does not say which task it was trained on")
+    print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
+    rows = evaluate(GreedyAgent(controller), task, args.complexities, args.instances, base, args.seed, log=print)
+    if args.json:
+        atomic_write_json(args.json, dict(checkpoint=args.checkpoint, task=task, base=base, results=rows))
+    return 0
+
+
+def register(sub) -> None:
+    from tinyalgo.cli import _int_at_least, add_task_arguments
+    from tinyalgo.qtraining import DISCOUNTS, Q_KINDS
+    from tinyalgo.rewards import REWARDS
+
+    train = sub.add_parser("train", help="train a controller (Q-learning by default)",
+                           description="Q-learning from input-output pairs (paper section 6) or the supervised"
+                                       " setting (section 5).  With no arguments: addition, GRU-200, dynamic"
+                                       " discount, Watkins Q(lambda), penalty.")
+    train.add_argument("--mode", choices=("q", "supervised"), default="q")
+    add_task_arguments(train)
+    train.add_argument("--controller", choices=("ff", "gru", "lstm"), default=None,
+                       help="default: ff for reverse and walk, gru otherwise (paper Table 1)")
+    train.add_argument("--units", type=_int_at_least(1), default=200)
+    train.add_argument("--layers", type=_int_at_least(1), default=1)
+    train.add_argument("--discount", choices=DISCOUNTS, default="dynamic")
+    train.add_argument("--q", choices=Q_KINDS, default="watkins")
+    train.add_argument("--penalty", action=argparse.BooleanOptionalAction, default=True)
+    train.add_argument("--reward", choices=REWARDS, default="binary")
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--budget", type=_int_at_least(0), default=None,
+                       help="characters (lane-steps) of training; default 3e7 (Q), 3e6 (supervised)")
+    train.add_argument("--target", type=_int_at_least(1), default=1000,
+                       help="supervised: stop once this complexity is solved")
+    train.add_argument("--dtype", choices=("float32", "float64"), default="float32")
+    train.add_argument("--out", default=None, help="run directory (default runs/<mode>-<task>-<controller>-s<seed>)")
+    train.add_argument("--resume", action="store_true", help="continue the run saved in --out")
+    train.set_defaults(func=cmd_train)
+
+    ev = sub.add_parser("evaluate", help="accuracy of a checkpoint at chosen complexities")
+    ev.add_argument("checkpoint")
+    ev.add_argument("--complexities", type=_int_at_least(1), nargs="+", default=[100, 1000])
+    ev.add_argument("--instances", type=_int_at_least(1), default=50)
+    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--json", default=None, help="also write the results to this JSON file")
+    ev.set_defaults(func=cmd_evaluate)
