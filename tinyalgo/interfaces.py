@@ -108,7 +108,7 @@ class OutputTape:
         wrong, advances its lane's ``index`` (REFERENCE 2.4).
         """
         correct = mask & (symbols == (self.next_target if target is None else target))
-        lanes = self._lanes[mask]
-        self.written[lanes, self.index[lanes]] = symbols[mask]
+        # position ``index`` is still empty (none): lanes that do not write leave it so
+        self.written[self._lanes, self.index] = np.where(mask, symbols, self.vocab.NONE)
         self.index += mask
         return correct
