@@ -1,0 +1,241 @@
+"""The controller (paper section 4, Figure 1; REFERENCE 3.1):
+
+    observation (B, F) -> one-hot -> affine (no nonlinearity) -> core layers
+      -> affine ("extra", no nonlinearity) = h -> tanh(h)
+      -> action head: affine -> Q values / logits (B, n_actions), unbounded
+      -> symbol head: affine -> log-softmax (B, n_symbols)
+
+``step`` runs one time step for all B lanes and keeps a cache; ``backward``
+is backpropagation through time over the list of caches.  Lanes that start a
+new episode at a step (``reset``) get a zero incoming state and pass no
+gradient back into the previous episode: the release's EpisodeBarrier.
+``infer`` is the same forward without caches (memory O(B x units)).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tinyalgo import cores
+from tinyalgo.layers import field_offsets, log_softmax_backward, log_softmax_forward, onehot_affine_forward
+
+
+@dataclass
+class ControllerConfig:
+    """obs_sizes: values of each observation field; n_actions: joint actions;
+    n_symbols: vocabulary size; core: ff, gru or lstm; units (paper: 200);
+    layers; init: "torch" (the release: U(+-1/sqrt(fan_in)) x 2 on weights and
+    biases) or "glorot" (the paper's words: Glorot-uniform x 2, zero biases);
+    dtype: float64 (gradient checks) or float32 (speed)."""
+
+    obs_sizes: tuple
+    n_actions: int
+    n_symbols: int
+    core: str = "gru"
+    units: int = 200
+    layers: int = 1
+    init: str = "torch"
+    dtype: str = "float64"
+    _offsets: np.ndarray = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self):
+        self.obs_sizes = tuple(int(s) for s in self.obs_sizes)
+        if not self.obs_sizes or min(self.obs_sizes) < 1:
+            raise ValueError(f"obs_sizes must be positive field sizes; got {self.obs_sizes}")
+        if self.core not in cores.CORES:
+            raise ValueError(f"unknown core {self.core!r}; allowed: {', '.join(cores.CORES)}")
+        for name in ("n_actions", "n_symbols", "units", "layers"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+        if self.init not in ("torch", "glorot"):
+            raise ValueError(f"init must be 'torch' or 'glorot'; got {self.init!r}")
+        if self.dtype not in ("float32", "float64"):
+            raise ValueError(f"dtype must be 'float32' or 'float64'; got {self.dtype!r}")
+        self._offsets = field_offsets(self.obs_sizes)
+
+    def to_dict(self) -> dict:
+        return dict(obs_sizes=list(self.obs_sizes), n_actions=self.n_actions, n_symbols=self.n_symbols,
+                    core=self.core, units=self.units, layers=self.layers, init=self.init, dtype=self.dtype)
+
+    def param_shapes(self) -> dict:
+        """Name -> (shape, fan_in, fan_out) of every parameter."""
+        H, n_in = self.units, int(sum(self.obs_sizes))
+        shapes = {"embed.w": ((n_in, H), n_in, H), "embed.b": ((H,), n_in, H)}   # Linear(one-hots -> units)
+        for layer in range(self.layers if self.core != "ff" else 0):
+            for name, shape in cores.core_param_shapes(self.core, H, H).items():
+                shapes[f"core{layer}.{name}"] = (shape, cores.core_fan_in(name, H, H), H)
+        shapes.update({"extra.w": ((H, H), H, H), "extra.b": ((H,), H, H),
+                       "q.w": ((H, self.n_actions), H, self.n_actions), "q.b": ((self.n_actions,), H, self.n_actions),
+                       "sym.w": ((H, self.n_symbols), H, self.n_symbols), "sym.b": ((self.n_symbols,), H, self.n_symbols)})
+        return shapes
+
+
+def init_params(config: ControllerConfig, rng: np.random.Generator) -> dict:
+    """Initial parameters (REFERENCE 3.3): "torch" draws every weight and bias
+    from U(+-2/sqrt(fan_in)) (Torch's Linear default, then x 2 as in the
+    release); "glorot" draws weights from Glorot-uniform x 2 (per fused block)
+    with zero biases.  The initial recurrent state is zero."""
+    params = {}
+    for name, (shape, fan_in, fan_out) in config.param_shapes().items():
+        if config.init == "torch":
+            bound = 2.0 / np.sqrt(fan_in)
+            value = rng.uniform(-bound, bound, size=shape)
+        elif name.endswith(".w") or name.split(".")[-1].startswith("w"):
+            bound = 2.0 * np.sqrt(6.0 / (fan_in + fan_out))
+            value = rng.uniform(-bound, bound, size=shape)
+        else:
+            value = np.zeros(shape)
+        params[name] = value.astype(config.dtype)
+    return params
+
+
+class Controller:
+    """A controller: its configuration and a dict of named parameter arrays."""
+
+    def __init__(self, config: ControllerConfig, params: dict = None, rng: np.random.Generator = None):
+        self.config = config
+        if params is None:
+            params = init_params(config, rng if rng is not None else np.random.default_rng())
+        self.params = params
+        self._layer_params = [{k.split(".", 1)[1]: v for k, v in params.items() if k.startswith(f"core{l}.")}
+                              for l in range(config.layers if config.core != "ff" else 0)]
+
+    @property
+    def dtype(self):
+        return self.params["q.w"].dtype
+
+    def initial_state(self, batch: int) -> list:
+        """Zero state: per layer (h,) for GRU, (h, c) for LSTM; [] for FF."""
+        n = {"gru": 1, "lstm": 2, "ff": 0}[self.config.core]
+        return [tuple(np.zeros((batch, self.config.units), dtype=self.dtype) for _ in range(n))
+                for _ in self._layer_params]
+
+    def _check_obs(self, obs):
+        obs = np.asarray(obs)
+        F = len(self.config.obs_sizes)
+        if obs.ndim != 2 or obs.shape[1] != F or obs.dtype.kind not in "iu":
+            raise ValueError(f"obs must be an integer array of shape (B, {F}); got shape {obs.shape} of {obs.dtype}")
+        if ((obs < 0) | (obs >= np.array(self.config.obs_sizes))).any():
+            raise ValueError(f"obs values must be below the field sizes {self.config.obs_sizes}; got max per field"
+                             f" {obs.max(axis=0).tolist()} and min {obs.min()}")
+        return obs
+
+    def _layers(self):
+        for l, p in enumerate(self._layer_params):    # refresh views if params were replaced
+            for k in p:
+                p[k] = self.params[f"core{l}.{k}"]
+        return self._layer_params
+
+    def step(self, obs, state, reset=None, keep_cache=True):
+        """One step for all lanes.  obs int (B, F); state from
+        ``initial_state`` or the previous step; reset bool (B,) lanes that
+        start an episode now.  Returns (q (B, A), logp (B, V), new state, cache)."""
+        P, core = self.params, self.config.core
+        obs = self._check_obs(obs)
+        keep = None if reset is None else (~np.asarray(reset, dtype=bool))[:, None].astype(self.dtype)
+        x, _ = onehot_affine_forward(obs, self.config._offsets, P["embed.w"], P["embed.b"])
+        layer_caches, new_state = [], []
+        for p, s in zip(self._layers(), state):
+            if keep is not None:
+                s = tuple(a * keep for a in s)          # the episode barrier
+            if core == "gru":
+                h, cache = cores.gru_step_forward(x, s[0], p)
+                new_state.append((h,))
+            else:
+                h, c, cache = cores.lstm_step_forward(x, s[0], s[1], p)
+                new_state.append((h, c))
+            layer_caches.append(cache)
+            x = h
+        hidden = x
+        t = np.tanh(hidden @ P["extra.w"] + P["extra.b"])
+        q = t @ P["q.w"] + P["q.b"]
+        logp, _ = log_softmax_forward(t @ P["sym.w"] + P["sym.b"])
+        cache = (obs, keep, layer_caches, hidden, t, logp) if keep_cache else None
+        return q, logp, new_state, cache
+
+    def infer(self, obs, state, reset=None):
+        """Inference mode: ``step`` without a cache.  Returns (q, logp, state)."""
+        q, logp, state, _ = self.step(obs, state, reset, keep_cache=False)
+        return q, logp, state
+
+    def backward(self, caches, dq, dlogp, dstate_final=None):
+        """Backpropagation through time over T step caches.
+
+        dq (T, B, n_actions): gradient on the action-head outputs; dlogp
+        (T, B, n_symbols): gradient on the log-probabilities.  Returns
+        (grads: dict like ``params``, dstate0: gradient on the initial state).
+        """
+        P, core, T = self.params, self.config.core, len(caches)
+        dq, dlogp = np.asarray(dq, dtype=self.dtype), np.asarray(dlogp, dtype=self.dtype)
+        B = caches[0][0].shape[0]
+        if dq.shape != (T, B, self.config.n_actions) or dlogp.shape != (T, B, self.config.n_symbols):
+            raise ValueError(f"dq and dlogp must have shapes {(T, B, self.config.n_actions)} and"
+                             f" {(T, B, self.config.n_symbols)}; got {dq.shape} and {dlogp.shape}")
+        H = self.config.units
+        t_all = np.stack([c[4] for c in caches]).reshape(T * B, H)
+        hid_all = np.stack([c[3] for c in caches]).reshape(T * B, H)
+        dq2 = dq.reshape(T * B, -1)
+        ds = log_softmax_backward(dlogp, np.stack([c[5] for c in caches])).reshape(T * B, -1)
+        grads = {"q.w": t_all.T @ dq2, "q.b": dq2.sum(0), "sym.w": t_all.T @ ds, "sym.b": ds.sum(0)}
+        da = (dq2 @ P["q.w"].T + ds @ P["sym.w"].T) * (1.0 - t_all * t_all)
+        grads["extra.w"], grads["extra.b"] = hid_all.T @ da, da.sum(0)
+        dhidden = (da @ P["extra.w"].T).reshape(T, B, H)
+        layers = self._layers()
+        L = len(layers)
+        n_state = {"gru": 1, "lstm": 2, "ff": 0}[core]
+        dstate = [tuple(np.zeros((B, H), self.dtype) for _ in range(n_state)) for _ in range(L)]
+        if dstate_final is not None:
+            dstate = [tuple(np.array(a, dtype=self.dtype) for a in s) for s in dstate_final]
+        pre = [[None] * T for _ in range(L)]          # per layer, per step: pre-activation grads
+        dx_embed = np.empty((T, B, H), dtype=self.dtype) if L else dhidden
+        for t in range(T - 1, -1, -1):
+            obs, keep, layer_caches = caches[t][:3]
+            dx = dhidden[t]
+            for l in range(L - 1, -1, -1):
+                cache = layer_caches[l]
+                if core == "gru":
+                    dx, dh, dax, dah, dcand = cores.gru_step_backward_pre(dx + dstate[l][0], cache)
+                    pre[l][t] = (dax, dah, dcand)
+                    new = (dh,)
+                else:
+                    dx, dh, dc, dpre = cores.lstm_step_backward_pre(dx + dstate[l][0], dstate[l][1], cache)
+                    pre[l][t] = (dpre,)
+                    new = (dh, dc)
+                dstate[l] = new if keep is None else tuple(a * keep for a in new)   # no gradient across a reset
+            if L:
+                dx_embed[t] = dx
+        for l in range(L):
+            xs = np.stack([c[2][l][0] for c in caches]).reshape(T * B, -1)
+            hs = np.stack([c[2][l][1] for c in caches]).reshape(T * B, H)
+            if core == "gru":
+                dax = np.stack([p[0] for p in pre[l]]).reshape(T * B, -1)
+                dah = np.stack([p[1] for p in pre[l]]).reshape(T * B, -1)
+                dcand = np.stack([p[2] for p in pre[l]]).reshape(T * B, -1)
+                rhs = np.stack([c[2][l][4] for c in caches]).reshape(T * B, H)
+                g = {"wx": xs.T @ dax, "bx": dax.sum(0), "wh": hs.T @ dah, "bh": dah.sum(0),
+                     "whh": rhs.T @ dcand, "bhh": dcand.sum(0)}
+            else:
+                dpre = np.stack([p[0] for p in pre[l]]).reshape(T * B, -1)
+                db = dpre.sum(0)
+                g = {"wx": xs.T @ dpre, "bx": db, "wh": hs.T @ dpre, "bh": db.copy()}
+            for k, v in g.items():
+                grads[f"core{l}.{k}"] = v
+        rows = np.stack([c[0] for c in caches]).reshape(T * B, -1) + self.config._offsets
+        counts = np.zeros((T * B, P["embed.w"].shape[0]), dtype=self.dtype)
+        counts[np.arange(T * B)[:, None], rows] = 1.0
+        de = dx_embed.reshape(T * B, H)
+        grads["embed.w"], grads["embed.b"] = counts.T @ de, de.sum(0)
+        return {k: grads[k] for k in P}, dstate        # already cut where step 0 reset
+
+
+def rollout_forward(controller, obs, resets, state0):
+    """Run T steps: obs (T, B, F), resets (T, B) -> (q (T,B,A), logp (T,B,V), caches, final state)."""
+    qs, logps, caches, state = [], [], [], state0
+    for t in range(len(obs)):
+        q, logp, state, cache = controller.step(obs[t], state, resets[t])
+        qs.append(q)
+        logps.append(logp)
+        caches.append(cache)
+    return np.stack(qs), np.stack(logps), caches, state

@@ -1,0 +1,120 @@
+"""Controller cores, one time step forward and backward (paper section 4;
+REFERENCE 3.2).  Parameters are dicts of named arrays; x (B, D), h (B, H).
+
+GRU, in the release's convention (every matrix with its own bias)::
+
+    z  = sigmoid(x W_xz + b_xz + h W_hz + b_hz)          update gate
+    r  = sigmoid(x W_xr + b_xr + h W_hr + b_hr)          reset gate
+    h~ = tanh(x W_xh + b_xh + (r * h) W_hh + b_hh)       reset applied BEFORE the matrix
+    h' = z * h~ + (1 - z) * h
+
+PyTorch's ``nn.GRU`` differs twice: it applies r after the recurrent matrix,
+``r * (h W_hh + b_hh)``, and its h' = (1 - z) * h~ + z * h (the roles of z and
+1 - z are swapped).  Stored fused: ``wx`` (D, 3H) = [W_xz | W_xr | W_xh],
+``bx`` (3H,), ``wh`` (H, 2H) = [W_hz | W_hr], ``bh`` (2H,), ``whh`` (H, H),
+``bhh`` (H,).
+
+LSTM (no forget-gate bias trick)::
+
+    [i, f, o, g] = x W_x + b_x + h W_h + b_h;   i, f, o = sigmoid(.), g = tanh(.)
+    c' = f * c + i * g;   h' = o * tanh(c')
+
+Stored fused: ``wx`` (D, 4H), ``bx`` (4H,), ``wh`` (H, 4H), ``bh`` (4H,).
+
+Feed-forward: the identity, with no state (as in the release, its only
+memory is the previous action and previous symbol in the observation).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tinyalgo.layers import sigmoid
+
+CORES = ("ff", "gru", "lstm")
+
+
+def gru_step_forward(x, h, p):
+    """One GRU step.  x (B, D), h (B, H), p = {wx, bx, wh, bh, whh, bhh}
+    -> (h' (B, H), cache)."""
+    H = h.shape[1]
+    ax = x @ p["wx"] + p["bx"]
+    ah = h @ p["wh"] + p["bh"]
+    zr = sigmoid(ax[:, :2 * H] + ah)
+    z, r = zr[:, :H], zr[:, H:]
+    rh = r * h
+    c = np.tanh(ax[:, 2 * H:] + rh @ p["whh"] + p["bhh"])
+    h_new = h + z * (c - h)
+    return h_new, (x, h, z, r, rh, c, p)
+
+
+def gru_step_backward_pre(dh_new, cache):
+    """GRU backward to the inputs and the pre-activations: returns dx (B, D),
+    dh (B, H), dax (B, 3H), dah (B, 2H), dcand (B, H) (the candidate's
+    pre-activation, also the gradient of its ``(r * h) W_hh`` term)."""
+    x, h, z, r, rh, c, p = cache
+    H = h.shape[1]
+    dcand = dh_new * z * (1.0 - c * c)
+    drh = dcand @ p["whh"].T
+    dzr = np.empty((h.shape[0], 2 * H), dtype=h.dtype)
+    dzr[:, :H] = dh_new * (c - h) * z * (1.0 - z)
+    dzr[:, H:] = drh * h * r * (1.0 - r)
+    dax = np.concatenate([dzr, dcand], axis=1)
+    dx = dax @ p["wx"].T
+    dh = dh_new * (1.0 - z) + drh * r + dzr @ p["wh"].T
+    return dx, dh, dax, dzr, dcand
+
+
+def gru_step_backward(dh_new, cache):
+    """dh' (B, H) -> (dx (B, D), dh (B, H), grads dict of the parameters)."""
+    x, h, z, r, rh, c, p = cache
+    dx, dh, dax, dah, dcand = gru_step_backward_pre(dh_new, cache)
+    grads = {"wx": x.T @ dax, "bx": dax.sum(0), "wh": h.T @ dah, "bh": dah.sum(0),
+             "whh": rh.T @ dcand, "bhh": dcand.sum(0)}
+    return dx, dh, grads
+
+
+def lstm_step_forward(x, h, c, p):
+    """One LSTM step.  x (B, D), h, c (B, H), p = {wx, bx, wh, bh}
+    -> (h' (B, H), c' (B, H), cache)."""
+    H = h.shape[1]
+    a = x @ p["wx"] + p["bx"] + h @ p["wh"] + p["bh"]
+    ifo = sigmoid(a[:, :3 * H])
+    i, f, o = ifo[:, :H], ifo[:, H:2 * H], ifo[:, 2 * H:]
+    g = np.tanh(a[:, 3 * H:])
+    c_new = f * c + i * g
+    tc = np.tanh(c_new)
+    return o * tc, c_new, (x, h, c, i, f, o, g, tc, p)
+
+
+def lstm_step_backward_pre(dh_new, dc_new, cache):
+    """LSTM backward to the inputs and the pre-activations: returns
+    dx (B, D), dh (B, H), dc (B, H), da (B, 4H)."""
+    x, h, c, i, f, o, g, tc, p = cache
+    dc_total = dc_new + dh_new * o * (1.0 - tc * tc)
+    da = np.concatenate([dc_total * g * i * (1.0 - i), dc_total * c * f * (1.0 - f),
+                         dh_new * tc * o * (1.0 - o), dc_total * i * (1.0 - g * g)], axis=1)
+    return da @ p["wx"].T, da @ p["wh"].T, dc_total * f, da
+
+
+def lstm_step_backward(dh_new, dc_new, cache):
+    """(dh', dc') -> (dx, dh, dc, grads dict of the parameters)."""
+    x, h = cache[0], cache[1]
+    dx, dh, dc, da = lstm_step_backward_pre(dh_new, dc_new, cache)
+    db = da.sum(0)
+    return dx, dh, dc, {"wx": x.T @ da, "bx": db, "wh": h.T @ da, "bh": db.copy()}
+
+
+def core_param_shapes(core: str, D: int, H: int) -> dict:
+    """Named parameter shapes of one core layer, with each block's fan-in."""
+    if core == "gru":
+        return {"wx": (D, 3 * H), "bx": (3 * H,), "wh": (H, 2 * H), "bh": (2 * H,), "whh": (H, H), "bhh": (H,)}
+    if core == "lstm":
+        return {"wx": (D, 4 * H), "bx": (4 * H,), "wh": (H, 4 * H), "bh": (4 * H,)}
+    if core == "ff":
+        return {}
+    raise ValueError(f"unknown core {core!r}; allowed: {', '.join(CORES)}")
+
+
+def core_fan_in(name: str, D: int, H: int) -> int:
+    """The fan-in of a core parameter (its Torch ``nn.Linear`` input size)."""
+    return D if name in ("wx", "bx") else H

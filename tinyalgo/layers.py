@@ -1,0 +1,89 @@
+"""Layers as forward/backward pairs with explicit caches (CS231n style).
+
+Each ``*_forward`` returns ``(out, cache)``; each ``*_backward`` takes the
+upstream gradient and that cache and returns the gradients of the inputs and
+parameters.  Shapes: B lanes, D inputs, H outputs, F observation fields.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def affine_forward(x, w, b):
+    """out = x @ w + b.  x (B, D), w (D, H), b (H,) -> out (B, H)."""
+    return x @ w + b, (x, w)
+
+
+def affine_backward(dout, cache):
+    """dout (B, H) -> dx (B, D), dw (D, H), db (H,)."""
+    x, w = cache
+    return dout @ w.T, x.T @ dout, dout.sum(axis=0)
+
+
+def field_offsets(sizes) -> np.ndarray:
+    """Row offset of each field's one-hot block: (F,)."""
+    return np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+
+
+def onehot(obs, sizes) -> np.ndarray:
+    """Concatenated one-hots of the observation fields (REFERENCE 2.2).
+    obs int (B, F), field f in 0..sizes[f]-1 -> (B, sum(sizes)) of 0/1."""
+    obs = np.asarray(obs)
+    out = np.zeros((obs.shape[0], int(np.sum(sizes))))
+    out[np.arange(obs.shape[0])[:, None], obs + field_offsets(sizes)] = 1.0
+    return out
+
+
+def onehot_affine_forward(obs, offsets, w, b):
+    """``onehot(obs) @ w + b`` without building the one-hot: the sum of the
+    rows of w that the fields select.  obs int (B, F), offsets (F,),
+    w (sum(sizes), H), b (H,) -> out (B, H)."""
+    rows = obs + offsets
+    out = w[rows[:, 0]] + b
+    for f in range(1, rows.shape[1]):
+        out += w[rows[:, f]]
+    return out, (rows, w.shape)
+
+
+def onehot_affine_backward(dout, cache):
+    """dout (B, H) -> dw (sum(sizes), H), db (H,): each selected row gets dout."""
+    rows, shape = cache
+    counts = np.zeros((rows.shape[0], shape[0]), dtype=dout.dtype)
+    counts[np.arange(rows.shape[0])[:, None], rows] = 1.0
+    return counts.T @ dout, dout.sum(axis=0)
+
+
+def tanh_forward(x):
+    out = np.tanh(x)
+    return out, out
+
+
+def tanh_backward(dout, cache):
+    return dout * (1.0 - cache * cache)
+
+
+def sigmoid(x):
+    return 0.5 * (np.tanh(0.5 * x) + 1.0)       # stable for large |x|
+
+
+def log_softmax_forward(x):
+    """Row-wise log-softmax.  x (B, V) -> logp (B, V)."""
+    z = x - x.max(axis=-1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    return logp, logp
+
+
+def log_softmax_backward(dlogp, cache):
+    """dlogp (..., V) -> dx (..., V) = dlogp - softmax * sum(dlogp)."""
+    return dlogp - np.exp(cache) * dlogp.sum(axis=-1, keepdims=True)
+
+
+def nll_loss(logp, targets, mask=None):
+    """Summed negative log-likelihood -log p[target] over the masked rows.
+    logp (B, V), targets int (B,), mask bool (B,) -> (loss, dlogp (B, V))."""
+    B = logp.shape[0]
+    mask = np.ones(B, bool) if mask is None else np.asarray(mask, bool)
+    rows = np.arange(B)[mask]
+    dlogp = np.zeros_like(logp)
+    dlogp[rows, targets[mask]] = -1.0
+    return float(-logp[rows, targets[mask]].sum()), dlogp
