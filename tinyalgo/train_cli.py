@@ -115,6 +115,32 @@ def cmd_evaluate(args) -> int:
     return 0
 
 
+def cmd_experiment(args) -> int:
+    import sys
+
+    command = "tinyalgo " + " ".join(sys.argv[1:])
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    if args.name == "figure3":
+        from tinyalgo import figure3
+        tasks = args.tasks or list(figure3.TASKS)
+        out = args.out or "figures"
+        print(f"Figure 3: {len(tasks) * len(args.controllers) * args.seeds} supervised runs,"
+              f" {args.workers} worker processes -> {out}")
+        rows = figure3.run_figure3(tasks, args.controllers, seeds, args.budget or 3_000_000,
+                                   args.complexities, args.instances, args.workers)
+        figure3.write_figure3(rows, out)
+        print(f"wrote {out}/supervised_accuracy.png and .csv ({command})")
+        return 0
+    from tinyalgo.experiments import TABLE1_ROWS, run_sweep, table1_jobs, write_table1
+    out, budget = args.out or "figures/table1", args.budget or 30_000_000
+    jobs = table1_jobs(args.tasks or list(TABLE1_ROWS), args.columns, seeds, budget, out)
+    print(f"Table 1: {len(jobs)} runs, {args.workers} worker processes -> {out}")
+    rows = run_sweep(jobs, workers=args.workers)
+    write_table1(rows, out, budget, command)
+    print(open(os.path.join(out, "table1.md")).read())
+    return 0
+
+
 def register(sub) -> None:
     from tinyalgo.cli import _int_at_least, add_task_arguments
     from tinyalgo.qtraining import DISCOUNTS, Q_KINDS
@@ -151,3 +177,21 @@ def register(sub) -> None:
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--json", default=None, help="also write the results to this JSON file")
     ev.set_defaults(func=cmd_evaluate)
+
+    from tinyalgo.experiments import TABLE1_COLUMNS, TABLE1_ROWS
+    ex = sub.add_parser("experiment", help="reproduce the paper's Table 1 (Q-learning) or Figure 3 (supervised)")
+    ex.add_argument("name", choices=("table1", "figure3"))
+    ex.add_argument("--tasks", nargs="+", choices=list(TABLE1_ROWS), default=None, help="default: all six")
+    ex.add_argument("--columns", nargs="+", choices=list(TABLE1_COLUMNS), default=["full"], help="table1 columns")
+    ex.add_argument("--controllers", nargs="+", choices=("ff", "gru", "lstm"), default=["ff", "gru", "lstm"],
+                    help="figure3 controllers")
+    ex.add_argument("--complexities", nargs="+", type=_int_at_least(1),
+                    default=[10, 30, 100, 300, 1000, 3000, 10000, 20000], help="figure3 test complexities")
+    ex.add_argument("--instances", type=_int_at_least(1), default=50, help="figure3 test instances")
+    ex.add_argument("--seeds", type=_int_at_least(1), default=10)
+    ex.add_argument("--first-seed", type=int, default=0)
+    ex.add_argument("--budget", type=_int_at_least(1), default=None,
+                    help="characters per run (default 3e7 for table1, 3e6 for figure3)")
+    ex.add_argument("--workers", type=_int_at_least(1), default=2)
+    ex.add_argument("--out", default=None, help="default figures/table1 (table1) or figures (figure3)")
+    ex.set_defaults(func=cmd_experiment)

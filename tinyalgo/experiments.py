@@ -1,0 +1,148 @@
+"""Sweeps of runs: the paper's Table 1 (Q-learning variants x tasks x seeds).
+
+Runs go through any ``concurrent.futures.Executor``: a process pool on this
+machine by default; a Dask (``distributed.Client().get_executor()``) or Ray
+(``ray.util.multiprocessing`` / ``ray.util.ActorPool``-backed) executor
+spreads a sweep over a cluster, since a run is one picklable function call,
+``run_table1_job(job)``, returning a small dict.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+
+from tinyalgo.fileio import atomic_write_bytes, atomic_write_json
+
+# Table 1's columns: (name, units, discount, Q kind, penalty)
+TABLE1_COLUMNS = {
+    "classic-600": (600, "1", "one-step", False),
+    "classic-400": (400, "1", "one-step", False),
+    "classic": (200, "1", "one-step", False),
+    "gamma-0.99": (200, "0.99", "one-step", False),
+    "gamma-0.95": (200, "0.95", "one-step", False),
+    "dynamic": (200, "dynamic", "one-step", False),
+    "dynamic-watkins": (200, "dynamic", "watkins", False),
+    "full": (200, "dynamic", "watkins", True),
+}
+# Table 1's rows (task, controller): reverse and walk with the FF controller
+TABLE1_ROWS = {"copy": "gru", "reverse": "ff", "walk": "ff", "addition": "gru", "addition3": "gru",
+               "multiplication": "gru"}
+PAPER_FULL = {"copy": (10, 10, 0.6), "reverse": (9, 9, 3.1), "walk": (10, 10, 11.1), "addition": (10, 10, 21.1),
+              "addition3": (8, 6, 81.9), "multiplication": (10, 0, 24.7)}   # solved@100, @1000 (of 10), minutes
+
+
+@dataclass(frozen=True)
+class Job:
+    task: str
+    column: str
+    seed: int
+    budget: int
+    out_dir: str = ""
+
+
+def table1_jobs(tasks, columns, seeds, budget, out_dir=""):
+    """Every (task, column, seed) as a Job."""
+    for name in columns:
+        if name not in TABLE1_COLUMNS:
+            raise ValueError(f"unknown Table 1 column {name!r}; allowed: {', '.join(TABLE1_COLUMNS)}")
+    for task in tasks:
+        if task not in TABLE1_ROWS:
+            raise ValueError(f"unknown task {task!r}; allowed: {', '.join(TABLE1_ROWS)}")
+    return [Job(t, c, s, budget, out_dir) for c in columns for t in tasks for s in seeds]
+
+
+def run_table1_job(job: Job) -> dict:
+    """Train one Table 1 run and evaluate it at lengths 100 and 1000."""
+    from tinyalgo.qtraining import QConfig, QTrainer
+
+    units, discount, q, penalty = TABLE1_COLUMNS[job.column]
+    cfg = QConfig(task=job.task, controller=TABLE1_ROWS[job.task], units=units, discount=discount, q=q,
+                  penalty=penalty, seed=job.seed, budget=job.budget)
+    lines = []
+    trainer = QTrainer(cfg, log=lines.append)
+    state = trainer.run()
+    report = trainer.final_report()
+    report["log"] = lines
+    if job.out_dir:
+        atomic_write_json(os.path.join(job.out_dir, "runs", f"{job.task}-{job.column}-s{job.seed}.json"), report)
+    at = {row["length"]: row["solved"] for row in report["evaluations"]}
+    return dict(task=job.task, column=job.column, seed=job.seed, controller=cfg.controller, units=units,
+                solved=bool(state.solved_at), minutes=round(state.seconds / 60, 3),
+                minutes_to_solve=round(state.solved_at["seconds"] / 60, 3) if state.solved_at else None,
+                chars=state.chars, final_level=trainer.curriculum.level,
+                perfect_100=at.get(100) == 1.0, perfect_1000=at.get(1000) == 1.0,
+                solved_fraction_100=at.get(100), solved_fraction_1000=at.get(1000))
+
+
+def run_sweep(jobs, executor: Executor = None, workers: int = 2, log=print) -> list:
+    """Run ``jobs`` through ``executor`` (default: a process pool of ``workers``)."""
+    own = executor is None
+    executor = executor or ProcessPoolExecutor(max_workers=workers)
+    results = []
+    try:
+        futures = {executor.submit(run_table1_job, job): job for job in jobs}
+        for future in as_completed(futures):
+            row = future.result()
+            results.append(row)
+            log(f"{row['task']:>15s} {row['column']:>16s} seed {row['seed']:>2d}: "
+                f"{'solved' if row['solved'] else 'not solved'} in {row['minutes']:.1f} min,"
+                f" {row['chars']:,} chars; 100: {row['solved_fraction_100']}, 1000: {row['solved_fraction_1000']}")
+    finally:
+        if own:
+            executor.shutdown()
+    return sorted(results, key=lambda r: (r["column"], r["task"], r["seed"]))
+
+
+def results_csv(rows) -> str:
+    out = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return out.getvalue()
+
+
+def median(values):
+    values = sorted(values)
+    n = len(values)
+    return None if n == 0 else (values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2)
+
+
+def table1_markdown(rows, budget) -> str:
+    """Success rates laid out like the paper's Table 1 (columns = variants)."""
+    columns = [c for c in TABLE1_COLUMNS if any(r["column"] == c for r in rows)]
+    head = ["Task", *[f"{c} @100" for c in columns]]
+    if "full" in columns:
+        head += ["full @1000", "full: median min to solve", "paper full @100 / @1000 / min"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for task in TABLE1_ROWS:
+        cells = [f"{task} ({TABLE1_ROWS[task].upper()})"]
+        if not any(r["task"] == task for r in rows):
+            continue
+        for c in columns:
+            rs = [r for r in rows if r["task"] == task and r["column"] == c]
+            cells.append(f"{sum(r['perfect_100'] for r in rs)}/{len(rs)}" if rs else "")
+        if "full" in columns:
+            rs = [r for r in rows if r["task"] == task and r["column"] == "full"]
+            solve_minutes = [r["minutes_to_solve"] for r in rs if r["minutes_to_solve"] is not None]
+            m = median(solve_minutes)
+            cells.append(f"{sum(r['perfect_1000'] for r in rs)}/{len(rs)}" if rs else "")
+            cells.append(f"{m:.2f} ({len(solve_minutes)} solved)" if m is not None else "-")
+            p = PAPER_FULL[task]
+            cells.append(f"{p[0]}/10 / {p[1]}/10 / {p[2]}")
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append(f"Budget per run: {budget:,} characters (lane-steps). Columns: "
+                 + "; ".join(f"{c} = {TABLE1_COLUMNS[c][0]} units, discount {TABLE1_COLUMNS[c][1]},"
+                             f" {TABLE1_COLUMNS[c][2]} Q, penalty {'on' if TABLE1_COLUMNS[c][3] else 'off'}"
+                             for c in columns) + ".")
+    return "\n".join(lines) + "\n"
+
+
+def write_table1(rows, out_dir, budget, command: str) -> None:
+    atomic_write_bytes(os.path.join(out_dir, "table1.csv"), results_csv(rows).encode())
+    text = f"# Table 1, reproduced\n\nCommand: `{command}`\n\n" + table1_markdown(rows, budget)
+    atomic_write_bytes(os.path.join(out_dir, "table1.md"), text.encode())

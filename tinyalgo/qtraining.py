@@ -1,0 +1,294 @@
+"""Q-learning from input-output pairs alone (paper section 6): no actions are
+given, only the inputs and the symbols to write.
+
+One update, top to bottom (REFERENCE 3.4-4.5, checklist 15-24):
+
+1. unroll the controller over T = min(49, C + 5) steps of B = 20 lanes,
+   choosing joint actions epsilon-greedily (epsilon = 0.05) on the Q head and
+   writing the symbol head's argmax; lanes that end an episode start a new one
+   (the episode barrier cuts the recurrent state);
+2. compute the Q targets over the rollout: by default Watkins Q(lambda = 1)
+   with the dynamic discount V-hat(next) / V-hat(now) (``qlearning``); the
+   rollout's end bootstraps with max_a Q of the next state;
+3. gradients: the TD error q_lr * (Q(s,a) - target) on the chosen action, the
+   penalty kappa * (sum_a Q(s,a) - 1)^2 once it is switched on, and the
+   cross-entropy of the symbol head on every write; one BPTT through the
+   shared controller;
+4. divide by B * T / 10, clip the global norm to 5, plain SGD (lr 0.1).
+
+Every ``validate_every`` updates the controller is validated greedily on 50
+held-out instances of the current complexity C; a perfect score adds 4 to C
+(paper section 5) and triggers the test of the paper's protocol: 50 fresh
+instances of length 100.  Passing it solves the run.  Each validation is
+also a *segment boundary*: every lane starts afresh from a seed drawn from
+the run's generator, so a run saved there and resumed continues exactly as if
+it had never stopped.
+"""
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from tinyalgo import qlearning
+from tinyalgo.complexity import FixedComplexity
+from tinyalgo.curriculum import Curriculum
+from tinyalgo.environment import Environment
+from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
+from tinyalgo.optim import scale_gradients, sgd_step
+from tinyalgo.supervised import make_controller
+from tinyalgo.tasks import TASKS, make_task
+
+DISCOUNTS = ("dynamic", "1", "0.99", "0.95")
+Q_KINDS = ("watkins", "one-step")
+FF_TASKS = ("reverse", "walk")       # the paper's Table 1 uses the FF controller for these
+
+
+def default_controller(task: str) -> str:
+    return "ff" if task in FF_TASKS else "gru"
+
+
+@dataclass
+class QConfig:
+    """Everything a Q-learning run depends on (saved with its checkpoint)."""
+
+    task: str = "addition"
+    controller: str = ""          # "" = the paper's choice for the task
+    units: int = 200
+    layers: int = 1
+    base: int = 10
+    seed: int = 0
+    batch: int = 20
+    discount: str = "dynamic"
+    q: str = "watkins"
+    lam: float = 1.0
+    penalty: bool = True
+    kappa: float = 0.01
+    reward: str = "binary"
+    epsilon: float = 0.05
+    lr: float = 0.1
+    q_lr: float = 0.1
+    max_norm: float = 5.0
+    start: int = 6
+    increment: int = 4
+    budget: int = 30_000_000      # characters = training lane-steps (the paper's unit)
+    validate_every: int = 10
+    val_instances: int = 50
+    test_length: int = 100        # solved = 50 fresh instances of this length, all perfect
+    report_lengths: tuple = (100, 1000)
+    max_rollout: int = 49
+    extra_curriculum: bool = True
+    dtype: str = "float32"
+
+    def __post_init__(self):
+        if self.task not in TASKS:
+            raise ValueError(f"unknown task {self.task!r}; allowed: {', '.join(TASKS)}")
+        self.controller = self.controller or default_controller(self.task)
+        self.discount = str(self.discount)
+        if self.discount not in DISCOUNTS:
+            raise ValueError(f"discount must be one of {', '.join(DISCOUNTS)}; got {self.discount!r}")
+        if self.q not in Q_KINDS:
+            raise ValueError(f"q must be one of {', '.join(Q_KINDS)}; got {self.q!r}")
+        for name in ("batch", "units", "validate_every", "val_instances", "test_length", "max_rollout"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1; got {getattr(self, name)}")
+        if self.budget < 0:
+            raise ValueError(f"budget must be a non-negative number of characters; got {self.budget}")
+        self.report_lengths = tuple(int(x) for x in self.report_lengths)
+
+
+def q_targets(cfg: QConfig, rewards, q_max, v_hat, exploratory, terminal):
+    """The Q targets (T, B) of the configured variant (paper 6.1-6.2)."""
+    if cfg.q == "watkins":
+        if cfg.discount == "dynamic":
+            return qlearning.watkins_targets(rewards, q_max, exploratory, terminal, v_hat=v_hat, lam=cfg.lam)
+        return qlearning.watkins_targets(rewards, q_max, exploratory, terminal, gamma=float(cfg.discount),
+                                         lam=cfg.lam)
+    if cfg.discount == "dynamic":
+        return qlearning.dynamic_one_step_targets(rewards, q_max, v_hat, terminal)
+    return qlearning.one_step_targets(rewards, q_max, terminal, float(cfg.discount))
+
+
+@dataclass
+class RunState:
+    """The state of a run at a segment boundary (what a checkpoint holds
+    besides the parameters)."""
+
+    rng: dict
+    curriculum: dict
+    chars: int = 0
+    updates: int = 0
+    seconds: float = 0.0
+    penalty_on: bool = False
+    val_char_accuracy: float = 0.0
+    solved_at: dict = None
+    done: bool = False
+    evaluations: list = field(default_factory=list)
+
+
+class QTrainer:
+    """A Q-learning run: ``run()`` trains until solved, out of budget, or
+    stopped; ``snapshot()``/``restore()`` give resumable checkpoints."""
+
+    def __init__(self, cfg: QConfig, controller=None, state: RunState = None, log=print):
+        self.cfg, self.log = cfg, log
+        self.task = make_task(cfg.task, cfg.base, **({"extra_curriculum": cfg.extra_curriculum}
+                                                      if cfg.task == "addition3" else {}))
+        self.test_task = make_task(cfg.task, cfg.base, **({"extra_curriculum": False}
+                                                           if cfg.task == "addition3" else {}))
+        self.rng = np.random.default_rng(cfg.seed)
+        self.env = Environment(self.task, batch_size=cfg.batch, reward=cfg.reward, seed=0)
+        self.curriculum = Curriculum(start=cfg.start, increment=cfg.increment, minimum=self.task.min_complexity)
+        if controller is None:
+            controller = make_controller(self.env, cfg.controller, cfg.units, cfg.layers,
+                                         int(self.rng.integers(2 ** 31)), cfg.dtype)
+        self.controller = controller
+        self.agent = GreedyAgent(controller)
+        if state is None:
+            state = RunState(rng=self.rng.bit_generator.state, curriculum=self.curriculum.state())
+        else:
+            self.rng.bit_generator.state = state.rng
+            self.curriculum.restore(state.curriculum)
+        self.state = state
+        self._mark_boundary()
+
+    # ------------------------------------------------------------- segments
+    def _start_segment(self):
+        """Fresh lanes and a zero state, seeded from the run's generator."""
+        s = self.state
+        self.env.set_complexity(self.curriculum.sampler(low_accuracy=s.val_char_accuracy < 0.7))
+        self.obs = self.env.reset(seed=int(self.rng.integers(2 ** 63)))
+        self.hidden = self.controller.initial_state(self.cfg.batch)
+        self.reset = np.ones(self.cfg.batch, dtype=bool)
+
+    def _mark_boundary(self):
+        """Remember the run as it is now, before the next segment draws anything."""
+        self.state.rng = self.rng.bit_generator.state
+        self.state.curriculum = self.curriculum.state()
+        self._boundary_params = {k: v.copy() for k, v in self.controller.params.items()}
+        self._boundary_state = copy.deepcopy(self.state)
+
+    def boundary(self):
+        """(params, RunState) at the last segment boundary: what to save."""
+        return self._boundary_params, self._boundary_state
+
+    # --------------------------------------------------------------- update
+    def epsilon(self) -> float:
+        """Exploration rate (REFERENCE 4.4 and 8.5): 0.05, or 0 once the
+        validation characters are all right, or >= 0.9 after the penalty switch."""
+        acc = self.state.val_char_accuracy
+        if acc >= 1.0 or (self.state.penalty_on and acc >= 0.9):
+            return 0.0
+        return self.cfg.epsilon
+
+    def update(self) -> float:
+        """One rollout and one SGD step; returns the gradient norm."""
+        cfg, env, ctrl = self.cfg, self.env, self.controller
+        B, A, T = cfg.batch, env.n_actions, min(cfg.max_rollout, self.curriculum.level + 5)
+        ar = np.arange(B)
+        dtype = ctrl.params["q.w"].dtype
+        qs = np.empty((T, B, A), dtype=dtype)
+        actions = np.empty((T, B), dtype=np.int64)
+        rewards = np.empty((T, B))
+        terminal = np.empty((T, B), dtype=bool)
+        exploratory = np.zeros((T + 1, B), dtype=bool)
+        v_hat = np.empty((T + 1, B))
+        dlogp = np.zeros((T, B, env.vocab.size), dtype=dtype)
+        caches = []
+        eps = self.epsilon()
+        obs, hidden, reset = self.obs, self.hidden, self.reset
+        for t in range(T):
+            q, logp, hidden, cache = ctrl.step(obs, hidden, reset)
+            caches.append(cache)
+            greedy = q.argmax(axis=1)
+            explore = self.rng.random(B) < eps
+            a = np.where(explore, self.rng.integers(0, A, size=B), greedy)
+            exploratory[t] = a != greedy
+            write = a >= env.n_moves
+            v_hat[t] = env.v_hat
+            dlogp[t, ar[write], env.next_target[write]] = -1.0        # cross-entropy on every write
+            probs = np.exp(logp) if cfg.reward != "binary" else None
+            result = env.step(a, logp.argmax(axis=1), probs, explored=exploratory[t])
+            qs[t], actions[t], rewards[t], terminal[t] = q, a, result.reward, result.done
+            obs, reset = result.obs, result.done
+        q_next, _, _ = ctrl.infer(obs, hidden, reset)                  # bootstrap at the rollout's end
+        self.obs, self.hidden, self.reset = obs, hidden, reset
+        v_hat[T] = env.v_hat
+        q_max = np.concatenate([qs.max(axis=2), q_next.max(axis=1)[None]]).astype(np.float64)
+        targets = q_targets(cfg, rewards, q_max, v_hat, exploratory, terminal)
+        dq = qlearning.td_gradient(qs.astype(np.float64), actions, targets, np.ones((T, B), bool), cfg.q_lr)
+        if isinstance(dq, tuple):
+            dq = dq[0]
+        if self.state.penalty_on and cfg.penalty:
+            dq = dq + qlearning.penalty(qs.astype(np.float64), cfg.kappa)[1]
+        grads, _ = ctrl.backward(caches, dq.astype(dtype), dlogp)
+        norm = sgd_step(ctrl.params, scale_gradients(grads, B, T), cfg.lr, cfg.max_norm)
+        self.state.chars += B * T
+        self.state.updates += 1
+        return norm
+
+    # ------------------------------------------------------------ validating
+    def evaluate(self, length_or_complexity: int, instances: int, training_distribution: bool = False,
+                 complexity: bool = False) -> dict:
+        """Greedy evaluation at a complexity, or at a length (x the task's factor)."""
+        c = length_or_complexity if complexity else length_or_complexity * self.task.factor
+        task = self.task if training_distribution else self.test_task
+        env = Environment(task, batch_size=instances, complexity=FixedComplexity(c, task.min_complexity),
+                          seed=int(self.rng.integers(2 ** 63)))
+        return evaluate_complexity(self.agent, task, c, env=env)
+
+    def validate(self, elapsed: float) -> None:
+        """Validate at C; switch the penalty on, advance, test; a new segment."""
+        cfg, s = self.cfg, self.state
+        val = self.evaluate(self.curriculum.level, cfg.val_instances, training_distribution=True, complexity=True)
+        s.val_char_accuracy = val["char_accuracy"]
+        if val["solved"] >= 0.95 and not s.penalty_on and cfg.penalty:
+            s.penalty_on = True
+            self.log(f"penalty on (kappa = {cfg.kappa}) at complexity {self.curriculum.level}")
+        level = self.curriculum.level
+        advanced = self.curriculum.record(val["solved"], chars=s.chars, seconds=round(elapsed, 2))
+        self.log(f"[{elapsed:7.1f}s] complexity {level:4d}  validation solved {val['solved']:6.1%}"
+                 f"  chars {val['char_accuracy']:6.1%}  eps {self.epsilon():.2f}"
+                 f"  trained {s.chars:>10d} chars  {s.chars / max(elapsed, 1e-9):7.0f} chars/s")
+        if advanced:
+            test = self.evaluate(cfg.test_length, cfg.val_instances)
+            self.curriculum.history[-1]["test_solved"] = test["solved"]
+            if test["solved"] == 1.0:
+                s.solved_at = dict(seconds=round(elapsed, 2), chars=s.chars, level=self.curriculum.level)
+                s.done = True
+                self.log(f"[{elapsed:7.1f}s] SOLVED: {cfg.val_instances} of {cfg.val_instances} test instances of length {cfg.test_length}"
+                         f" after {s.chars} characters")
+
+    def run(self, should_stop=lambda: False, on_boundary=lambda trainer: None) -> RunState:
+        """Train until solved, out of budget, or ``should_stop()`` at a boundary."""
+        cfg, s = self.cfg, self.state
+        t0 = time.perf_counter() - s.seconds
+        self._start_segment()
+        try:
+            while not s.done and s.chars < cfg.budget and not should_stop():
+                self.update()
+                if s.updates % cfg.validate_every == 0 or s.chars >= cfg.budget:
+                    s.seconds = time.perf_counter() - t0
+                    self.validate(s.seconds)
+                    self._mark_boundary()
+                    on_boundary(self)
+                    self._start_segment()
+        except KeyboardInterrupt:
+            self.log("interrupted: keeping the last segment boundary")
+            raise
+        s.seconds = time.perf_counter() - t0
+        return s
+
+    def final_report(self) -> dict:
+        """Greedy evaluation at the report lengths (50 instances each)."""
+        rows = []
+        for length in self.cfg.report_lengths:
+            row = self.evaluate(length, self.cfg.val_instances)
+            row["length"] = length
+            self.log(f"length {length:>5d} (complexity {row['complexity']}): solved {row['solved']:6.1%}"
+                     f"  chars before first error {row['char_accuracy']:6.1%}")
+            rows.append(row)
+        return dict(config=asdict(self.cfg), run=asdict(self.state), evaluations=rows,
+                    history=self.curriculum.history)

@@ -1,0 +1,124 @@
+"""The supervised setting (paper section 5): the ground-truth actions are
+given, so the controller only has to learn which action comes next and which
+symbol to write, by backpropagation alone.
+
+Training drives the environment with the ground-truth actions; the action
+head is trained by cross-entropy towards them and the symbol head by
+cross-entropy on every write (the symbol actually written is the model's own
+argmax, so a wrong one ends the episode, as at test).  Lanes and the
+recurrent state carry over from one rollout to the next (truncated BPTT);
+episode starts cut the state (the episode barrier).  At evaluation the
+controller acts alone, greedily.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from tinyalgo.controller import Controller, ControllerConfig
+from tinyalgo.curriculum import Curriculum
+from tinyalgo.environment import Environment
+from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
+from tinyalgo.optim import scale_gradients, sgd_step
+
+
+@dataclass
+class SupervisedConfig:
+    """Everything a supervised run depends on (saved with its checkpoint)."""
+
+    task: str = "reverse"
+    controller: str = "gru"
+    units: int = 200
+    layers: int = 1
+    base: int = 10
+    seed: int = 0
+    batch: int = 20
+    lr: float = 0.1
+    max_norm: float = 5.0
+    start: int = 6
+    increment: int = 4
+    target: int = 1000            # stop once this complexity is solved (paper: 1000)
+    budget: int = 3_000_000       # characters (lane-steps) of training
+    validate_every: int = 10      # SGD updates between validations
+    val_instances: int = 50
+    max_rollout: int = 49         # T = min(max_rollout, C + 5), as in the release
+    dtype: str = "float64"
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of (B, A) logits."""
+    z = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
+
+
+def make_controller(env: Environment, core: str, units: int, layers: int, seed: int, dtype: str) -> Controller:
+    """A controller sized for ``env``'s observations, actions and vocabulary."""
+    config = ControllerConfig(obs_sizes=env.obs_sizes, n_actions=env.n_actions, n_symbols=env.vocab.size,
+                              core=core, units=units, layers=layers, dtype=dtype)
+    return Controller(config, rng=np.random.default_rng(seed))
+
+
+def supervised_rollout(controller, env, obs, state, reset, T):
+    """T steps along the ground truth; returns the gradients of the summed
+    cross-entropies and the carried (obs, state, reset)."""
+    B, ar = env.batch, np.arange(env.batch)
+    caches = []
+    dq = np.zeros((T, B, env.n_actions), dtype=controller.params["q.w"].dtype)
+    dlogp = np.zeros((T, B, env.vocab.size), dtype=dq.dtype)
+    for t in range(T):
+        q, logp, state, cache = controller.step(obs, state, reset)
+        caches.append(cache)
+        gold = env.ground_truth()
+        known = gold >= 0
+        gold = np.maximum(gold, 0)
+        dq[t] = softmax(q) * known[:, None]                     # d(-log softmax(q)[gold]) / dq
+        dq[t, ar[known], gold[known]] -= 1.0
+        write = known & (gold >= env.n_moves)
+        dlogp[t, ar[write], env.next_target[write]] = -1.0      # d(-log p[target]) / dlogp
+        result = env.step(gold, logp.argmax(axis=1))
+        obs, reset = result.obs, result.done
+    grads, _ = controller.backward(caches, dq, dlogp)
+    return grads, obs, state, reset
+
+
+def train_supervised(cfg: SupervisedConfig, log=print, should_stop=lambda: False):
+    """Train with the curriculum until ``cfg.target`` is solved or the budget
+    is spent.  Returns (controller, report dict)."""
+    rng = np.random.default_rng(cfg.seed)
+    env = Environment(cfg.task, batch_size=cfg.batch, base=cfg.base, seed=int(rng.integers(2 ** 31)))
+    curriculum = Curriculum(start=cfg.start, increment=cfg.increment, minimum=env.task.min_complexity)
+    env.set_complexity(curriculum.sampler())
+    controller = make_controller(env, cfg.controller, cfg.units, cfg.layers, int(rng.integers(2 ** 31)), cfg.dtype)
+    agent = GreedyAgent(controller)
+    state, obs = controller.initial_state(cfg.batch), env.observe()
+    reset = np.ones(cfg.batch, dtype=bool)
+    chars, updates, t0, solved_target = 0, 0, time.perf_counter(), False
+    while chars < cfg.budget and not should_stop():
+        T = min(cfg.max_rollout, curriculum.level + 5)
+        grads, obs, state, reset = supervised_rollout(controller, env, obs, state, reset, T)
+        norm = sgd_step(controller.params, scale_gradients(grads, cfg.batch, T), cfg.lr, cfg.max_norm)
+        chars += cfg.batch * T
+        updates += 1
+        if updates % cfg.validate_every:
+            continue
+        val = evaluate_complexity(agent, cfg.task, curriculum.level, cfg.val_instances, cfg.base,
+                                  seed=int(rng.integers(2 ** 31)))
+        elapsed = time.perf_counter() - t0
+        log(f"[{elapsed:7.1f}s] complexity {curriculum.level:4d}  validation solved {val['solved']:6.1%}"
+            f"  chars {val['char_accuracy']:6.1%}  trained {chars:>9d} chars  {chars / elapsed:7.0f} chars/s"
+            f"  grad norm {norm:.2f}")
+        if curriculum.record(val["solved"], chars=chars, seconds=round(elapsed, 2)):
+            test = evaluate_complexity(agent, cfg.task, cfg.target, cfg.val_instances, cfg.base,
+                                       seed=int(rng.integers(2 ** 31)))
+            curriculum.history[-1]["target_solved"] = test["solved"]
+            if test["solved"] == 1.0:
+                solved_target = True
+                log(f"[{elapsed:7.1f}s] solved complexity {cfg.target}: done")
+                break
+            env.set_complexity(curriculum.sampler())
+    elapsed = time.perf_counter() - t0
+    report = dict(config=asdict(cfg), solved_target=solved_target, final_level=curriculum.level, chars=chars,
+                  updates=updates, seconds=round(elapsed, 2), history=curriculum.history)
+    return controller, report
