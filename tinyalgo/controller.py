@@ -188,44 +188,39 @@ class Controller:
         dstate = [tuple(np.zeros((B, H), self.dtype) for _ in range(n_state)) for _ in range(L)]
         if dstate_final is not None:
             dstate = [tuple(np.array(a, dtype=self.dtype) for a in s) for s in dstate_final]
-        pre = [[None] * T for _ in range(L)]          # per layer, per step: pre-activation grads
-        dx_embed = np.empty((T, B, H), dtype=self.dtype) if L else dhidden
+        width = {"gru": 3, "lstm": 4, "ff": 0}[core] * H
+        pre = [np.empty((T, B, width), dtype=self.dtype) for _ in range(L)]   # pre-activation grads
         for t in range(T - 1, -1, -1):
-            obs, keep, layer_caches = caches[t][:3]
+            keep, layer_caches = caches[t][1], caches[t][2]
             dx = dhidden[t]
             for l in range(L - 1, -1, -1):
                 cache = layer_caches[l]
-                if core == "gru":
-                    dx, dh, dax, dah, dcand = cores.gru_step_backward_pre(dx + dstate[l][0], cache)
-                    pre[l][t] = (dax, dah, dcand)
+                if core == "gru":           # layer 0's input gradient is computed for all steps at once below
+                    dx, dh, _, _, _ = cores.gru_step_backward_pre(dx + dstate[l][0], cache, pre[l][t], l > 0)
                     new = (dh,)
                 else:
-                    dx, dh, dc, dpre = cores.lstm_step_backward_pre(dx + dstate[l][0], dstate[l][1], cache)
-                    pre[l][t] = (dpre,)
+                    dx, dh, dc, _ = cores.lstm_step_backward_pre(dx + dstate[l][0], dstate[l][1], cache,
+                                                                 pre[l][t], l > 0)
                     new = (dh, dc)
                 dstate[l] = new if keep is None else tuple(a * keep for a in new)   # no gradient across a reset
-            if L:
-                dx_embed[t] = dx
         for l in range(L):
             xs = np.stack([c[2][l][0] for c in caches]).reshape(T * B, -1)
             hs = np.stack([c[2][l][1] for c in caches]).reshape(T * B, H)
+            dpre = pre[l].reshape(T * B, -1)
             if core == "gru":
-                dax = np.stack([p[0] for p in pre[l]]).reshape(T * B, -1)
-                dah = np.stack([p[1] for p in pre[l]]).reshape(T * B, -1)
-                dcand = np.stack([p[2] for p in pre[l]]).reshape(T * B, -1)
+                dah, dcand = dpre[:, :2 * H], dpre[:, 2 * H:]
                 rhs = np.stack([c[2][l][4] for c in caches]).reshape(T * B, H)
-                g = {"wx": xs.T @ dax, "bx": dax.sum(0), "wh": hs.T @ dah, "bh": dah.sum(0),
+                g = {"wx": xs.T @ dpre, "bx": dpre.sum(0), "wh": hs.T @ dah, "bh": dah.sum(0),
                      "whh": rhs.T @ dcand, "bhh": dcand.sum(0)}
             else:
-                dpre = np.stack([p[0] for p in pre[l]]).reshape(T * B, -1)
                 db = dpre.sum(0)
                 g = {"wx": xs.T @ dpre, "bx": db, "wh": hs.T @ dpre, "bh": db.copy()}
             for k, v in g.items():
                 grads[f"core{l}.{k}"] = v
+        de = (pre[0].reshape(T * B, -1) @ layers[0]["wx"].T) if L else dhidden.reshape(T * B, H)
         rows = np.stack([c[0] for c in caches]).reshape(T * B, -1) + self.config._offsets
         counts = np.zeros((T * B, P["embed.w"].shape[0]), dtype=self.dtype)
         counts[np.arange(T * B)[:, None], rows] = 1.0
-        de = dx_embed.reshape(T * B, H)
         grads["embed.w"], grads["embed.b"] = counts.T @ de, de.sum(0)
         return {k: grads[k] for k in P}, dstate        # already cut where step 0 reset
 

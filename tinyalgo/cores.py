@@ -47,19 +47,21 @@ def gru_step_forward(x, h, p):
     return h_new, (x, h, z, r, rh, c, p)
 
 
-def gru_step_backward_pre(dh_new, cache):
-    """GRU backward to the inputs and the pre-activations: returns dx (B, D),
-    dh (B, H), dax (B, 3H), dah (B, 2H), dcand (B, H) (the candidate's
+def gru_step_backward_pre(dh_new, cache, dax=None, need_dx=True):
+    """GRU backward to the inputs and the pre-activations: returns dx (B, D)
+    (None unless ``need_dx``), dh (B, H), dax (B, 3H) (written into ``dax`` if
+    given), dah = dax[:, :2H], dcand = dax[:, 2H:] (the candidate's
     pre-activation, also the gradient of its ``(r * h) W_hh`` term)."""
     x, h, z, r, rh, c, p = cache
     H = h.shape[1]
-    dcand = dh_new * z * (1.0 - c * c)
+    if dax is None:
+        dax = np.empty((h.shape[0], 3 * H), dtype=h.dtype)
+    dzr, dcand = dax[:, :2 * H], dax[:, 2 * H:]
+    np.multiply(dh_new * z, 1.0 - c * c, out=dcand)
     drh = dcand @ p["whh"].T
-    dzr = np.empty((h.shape[0], 2 * H), dtype=h.dtype)
-    dzr[:, :H] = dh_new * (c - h) * z * (1.0 - z)
-    dzr[:, H:] = drh * h * r * (1.0 - r)
-    dax = np.concatenate([dzr, dcand], axis=1)
-    dx = dax @ p["wx"].T
+    np.multiply(dh_new * (c - h), z * (1.0 - z), out=dzr[:, :H])
+    np.multiply(drh * h, r * (1.0 - r), out=dzr[:, H:])
+    dx = dax @ p["wx"].T if need_dx else None
     dh = dh_new * (1.0 - z) + drh * r + dzr @ p["wh"].T
     return dx, dh, dax, dzr, dcand
 
@@ -86,14 +88,20 @@ def lstm_step_forward(x, h, c, p):
     return o * tc, c_new, (x, h, c, i, f, o, g, tc, p)
 
 
-def lstm_step_backward_pre(dh_new, dc_new, cache):
-    """LSTM backward to the inputs and the pre-activations: returns
-    dx (B, D), dh (B, H), dc (B, H), da (B, 4H)."""
+def lstm_step_backward_pre(dh_new, dc_new, cache, da=None, need_dx=True):
+    """LSTM backward to the inputs and the pre-activations: returns dx (B, D)
+    (None unless ``need_dx``), dh (B, H), dc (B, H), da (B, 4H) (written into
+    ``da`` if given)."""
     x, h, c, i, f, o, g, tc, p = cache
+    H = h.shape[1]
+    if da is None:
+        da = np.empty((h.shape[0], 4 * H), dtype=h.dtype)
     dc_total = dc_new + dh_new * o * (1.0 - tc * tc)
-    da = np.concatenate([dc_total * g * i * (1.0 - i), dc_total * c * f * (1.0 - f),
-                         dh_new * tc * o * (1.0 - o), dc_total * i * (1.0 - g * g)], axis=1)
-    return da @ p["wx"].T, da @ p["wh"].T, dc_total * f, da
+    np.multiply(dc_total * g, i * (1.0 - i), out=da[:, :H])
+    np.multiply(dc_total * c, f * (1.0 - f), out=da[:, H:2 * H])
+    np.multiply(dh_new * tc, o * (1.0 - o), out=da[:, 2 * H:3 * H])
+    np.multiply(dc_total * i, 1.0 - g * g, out=da[:, 3 * H:])
+    return (da @ p["wx"].T if need_dx else None), da @ p["wh"].T, dc_total * f, da
 
 
 def lstm_step_backward(dh_new, dc_new, cache):

@@ -44,7 +44,7 @@ class SupervisedConfig:
     validate_every: int = 10      # SGD updates between validations
     val_instances: int = 50
     max_rollout: int = 49         # T = min(max_rollout, C + 5), as in the release
-    dtype: str = "float64"
+    dtype: str = "float32"
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:

@@ -1,0 +1,63 @@
+"""Microseconds per time step (all B lanes) of the hand-written controllers.
+
+    python benchmarks/bench_bptt.py
+
+Forward (training mode, with caches) and forward + backward (BPTT) over
+T = 50 steps of B = 20 lanes, for FF, GRU and LSTM at 200 units in float32 and
+float64; and the inference forward at B = 50.  Median of repeats.
+"""
+import statistics
+import time
+
+import numpy as np
+
+from tinyalgo.controller import Controller, ControllerConfig
+
+SIZES, ACTIONS, SYMBOLS = (17, 17, 2, 5, 3), 8, 17
+
+
+def median_seconds(fn, repeats=7):
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def bench(core, dtype, units=200, B=20, T=50, B_infer=50):
+    ctrl = Controller(ControllerConfig(SIZES, ACTIONS, SYMBOLS, core=core, units=units, dtype=dtype),
+                      rng=np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    obs = np.stack([np.stack([rng.integers(0, s, size=B) for s in SIZES], axis=1) for _ in range(T)])
+    resets = rng.random((T, B)) < 0.05
+    dq = rng.normal(size=(T, B, ACTIONS)).astype(dtype)
+    dlogp = rng.normal(size=(T, B, SYMBOLS)).astype(dtype)
+
+    def forward():
+        state, caches = ctrl.initial_state(B), []
+        for t in range(T):
+            _, _, state, cache = ctrl.step(obs[t], state, resets[t])
+            caches.append(cache)
+        return caches
+
+    def forward_backward():
+        ctrl.backward(forward(), dq, dlogp)
+
+    obs_i = np.stack([np.stack([rng.integers(0, s, size=B_infer) for s in SIZES], axis=1) for _ in range(T)])
+
+    def infer():
+        state = ctrl.initial_state(B_infer)
+        for t in range(T):
+            _, _, state = ctrl.infer(obs_i[t], state)
+
+    return (median_seconds(forward) / T * 1e6, median_seconds(forward_backward) / T * 1e6,
+            median_seconds(infer) / T * 1e6)
+
+
+if __name__ == "__main__":
+    print(f"{'core':5s} {'dtype':8s} {'forward us':>11s} {'fwd+bwd us':>11s} {'infer B=50 us':>14s}   (per step, 200 units, B=20, T=50)")
+    for core in ("ff", "gru", "lstm"):
+        for dtype in ("float32", "float64"):
+            f, fb, i = bench(core, dtype)
+            print(f"{core:5s} {dtype:8s} {f:11.1f} {fb:11.1f} {i:14.1f}")
