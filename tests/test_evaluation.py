@@ -53,3 +53,10 @@ def test_curriculum_advances_only_on_perfect_score_and_records():
 def test_curriculum_sampler_clamps_to_minimum():
     cur = Curriculum(start=6, minimum=3)
     assert cur.sampler().draw(np.random.default_rng(0), 500).min() == 3
+
+
+def test_curriculum_streak_needs_consecutive_perfect_scores():
+    cur = Curriculum(start=6, streak=2)
+    assert not cur.record(1.0) and not cur.record(0.9) and not cur.record(1.0)
+    assert cur.record(1.0) and cur.level == 10
+    assert not cur.record(1.0) and cur.level == 10

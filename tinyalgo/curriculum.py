@@ -20,6 +20,9 @@ class Curriculum:
     validation (paper: 4).  spread : training complexities are C-spread..C.
     minimum : the task's minimum complexity.  threshold : fraction of
     validation instances that must be solved to advance (1.0 = "100%").
+    streak : how many validations in a row must reach it (2 x 50 instances
+    is close to the release's "no error among the last ~100 validation
+    samples", REFERENCE 6.3; a single lucky batch does not advance).
     """
 
     start: int = 6
@@ -27,7 +30,9 @@ class Curriculum:
     minimum: int = 1
     spread: int = 4
     threshold: float = 1.0
+    streak: int = 1
     level: int = field(init=False)
+    run: int = field(init=False, default=0)
     history: list = field(default_factory=list)
 
     def __post_init__(self):
@@ -43,15 +48,20 @@ class Curriculum:
 
     def record(self, solved_fraction: float, **info) -> bool:
         """Record a validation score at the current level; advance by
-        ``increment`` if it reaches the threshold.  Returns True on an advance."""
-        advanced = solved_fraction >= self.threshold
+        ``increment`` once ``streak`` scores in a row reach the threshold.
+        Returns True on an advance."""
+        self.run = self.run + 1 if solved_fraction >= self.threshold else 0
+        advanced = self.run >= self.streak
+        if advanced:
+            self.run = 0
         self.history.append(dict(level=self.level, solved=float(solved_fraction), advanced=advanced, **info))
         if advanced:
             self.level += self.increment
         return advanced
 
     def state(self) -> dict:
-        return dict(level=self.level, history=list(self.history))
+        return dict(level=self.level, run=self.run, history=list(self.history))
 
     def restore(self, state: dict) -> None:
         self.level, self.history = int(state["level"]), list(state["history"])
+        self.run = int(state.get("run", 0))

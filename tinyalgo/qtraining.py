@@ -73,6 +73,7 @@ class QConfig:
     max_norm: float = 5.0
     start: int = 6
     increment: int = 4
+    streak: int = 2               # perfect validations in a row to advance (2 x 50 instances)
     budget: int = 30_000_000      # characters = training lane-steps (the paper's unit)
     validate_every: int = 10
     val_instances: int = 50
@@ -140,7 +141,8 @@ class QTrainer:
                                                            if cfg.task == "addition3" else {}))
         self.rng = np.random.default_rng(cfg.seed)
         self.env = Environment(self.task, batch_size=cfg.batch, reward=cfg.reward, seed=0)
-        self.curriculum = Curriculum(start=cfg.start, increment=cfg.increment, minimum=self.task.min_complexity)
+        self.curriculum = Curriculum(start=cfg.start, increment=cfg.increment, minimum=self.task.min_complexity,
+                                     streak=cfg.streak)
         if controller is None:
             controller = make_controller(self.env, cfg.controller, cfg.units, cfg.layers,
                                          int(self.rng.integers(2 ** 31)), cfg.dtype)
