@@ -51,7 +51,8 @@ def table1_jobs(tasks, columns, seeds, budget, out_dir=""):
     for task in tasks:
         if task not in TABLE1_ROWS:
             raise ValueError(f"unknown task {task!r}; allowed: {', '.join(TABLE1_ROWS)}")
-    return [Job(t, c, s, budget, out_dir) for c in columns for t in tasks for s in seeds]
+    # seeds outside tasks: a sweep cut short still covers every task
+    return [Job(t, c, s, budget, out_dir) for c in columns for s in seeds for t in tasks]
 
 
 def run_table1_job(job: Job) -> dict:
@@ -77,8 +78,9 @@ def run_table1_job(job: Job) -> dict:
                 solved_fraction_100=at.get(100), solved_fraction_1000=at.get(1000))
 
 
-def run_sweep(jobs, executor: Executor = None, workers: int = 2, log=print) -> list:
-    """Run ``jobs`` through ``executor`` (default: a process pool of ``workers``)."""
+def run_sweep(jobs, executor: Executor = None, workers: int = 2, log=print, on_result=None) -> list:
+    """Run ``jobs`` through ``executor`` (default: a process pool of ``workers``);
+    ``on_result(rows so far)`` is called after each finished run."""
     own = executor is None
     executor = executor or ProcessPoolExecutor(max_workers=workers)
     results = []
@@ -87,6 +89,8 @@ def run_sweep(jobs, executor: Executor = None, workers: int = 2, log=print) -> l
         for future in as_completed(futures):
             row = future.result()
             results.append(row)
+            if on_result:
+                on_result(sorted(results, key=lambda r: (r["column"], r["task"], r["seed"])))
             log(f"{row['task']:>15s} {row['column']:>16s} seed {row['seed']:>2d}: "
                 f"{'solved' if row['solved'] else 'not solved'} in {row['minutes']:.1f} min,"
                 f" {row['chars']:,} chars; 100: {row['solved_fraction_100']}, 1000: {row['solved_fraction_1000']}")

@@ -135,7 +135,7 @@ def cmd_experiment(args) -> int:
     out, budget = args.out or "figures/table1", args.budget or 30_000_000
     jobs = table1_jobs(args.tasks or list(TABLE1_ROWS), args.columns, seeds, budget, out)
     print(f"Table 1: {len(jobs)} runs, {args.workers} worker processes -> {out}")
-    rows = run_sweep(jobs, workers=args.workers)
+    rows = run_sweep(jobs, workers=args.workers, on_result=lambda rows: write_table1(rows, out, budget, command))
     write_table1(rows, out, budget, command)
     print(open(os.path.join(out, "table1.md")).read())
     return 0
