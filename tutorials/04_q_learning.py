@@ -42,7 +42,7 @@ print("as a lambda-return:", lambda_returns(rewards / v_hat[:-1], (~terminal) * 
 # %%
 from tinyalgo.qtraining import QConfig, QTrainer
 
-cfg = QConfig(task="copy", units=24 if FAST else 200, seed=0, budget=300_000 if FAST else 3_000_000,
+cfg = QConfig(task="copy", units=24 if FAST else 200, seed=0, budget=600_000 if FAST else 3_000_000,
               test_length=20 if FAST else 100, report_lengths=(20,) if FAST else (100, 1000),
               val_instances=20 if FAST else 50, dtype="float64" if FAST else "float32")
 trainer = QTrainer(cfg)
