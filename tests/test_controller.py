@@ -139,3 +139,17 @@ def test_bad_observations():
         ctrl.step(np.zeros((2, 4), int), state)
     with pytest.raises(ValueError, match="obs values must be below the field sizes"):
         ctrl.step(np.full((2, 5), 5), state)
+
+
+@pytest.mark.parametrize("core,layers", CASES)
+def test_frozen_inference_matches_infer(core, layers):
+    rng = np.random.default_rng(4)
+    ctrl = make(core, layers, units=7)
+    obs, resets, _ = random_rollout(ctrl, 6, 4, rng)
+    frozen = ctrl.frozen()
+    s1, s2 = ctrl.initial_state(4), frozen.initial_state(4)
+    for t in range(6):
+        q1, l1, s1 = ctrl.infer(obs[t], s1, resets[t])
+        q2, l2, s2 = frozen.infer(obs[t], s2, resets[t])
+        np.testing.assert_allclose(q2, q1, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(l2, l1, rtol=1e-10, atol=1e-12)

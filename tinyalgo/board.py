@@ -63,7 +63,7 @@ class Board:
         if fill not in FILLS:
             raise ValueError(f"fill must be one of {FILLS}; got {fill!r}")
         self.vocab, self.rows, self.fill, self.q_column = vocab, rows, fill, q_column
-        self.cells = np.full((batch, rows, 8), UNDEFINED if fill == "random" else 0, dtype=np.int16)
+        self.cells = np.full((batch, rows, 8), UNDEFINED if fill == "random" else 0, dtype=np.int8)
         self.x0 = np.zeros(batch, dtype=np.int64)
         self.key = np.zeros(batch, dtype=np.int64)
         self._lanes = np.arange(batch)
@@ -81,10 +81,10 @@ class Board:
         set to the fill rule's value (and the ``q`` column to ``q``)."""
         k, rows, w = cells.shape
         if w > self.capacity:                          # grow, never shrink
-            grown = np.full((len(self.x0), self.rows, max(w, 2 * self.capacity)), UNDEFINED, dtype=np.int16)
+            grown = np.full((len(self.x0), self.rows, max(w, 2 * self.capacity)), UNDEFINED, dtype=np.int8)
             grown[:, :, :self.capacity] = self.cells
             self.cells = grown
-        out = np.full((k, rows, self.capacity), UNDEFINED, dtype=np.int16)
+        out = np.full((k, rows, self.capacity), UNDEFINED, dtype=np.int8)
         out[:, :, :w] = cells
         if self._const is not None:
             out[out == UNDEFINED] = self._const

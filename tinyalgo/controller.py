@@ -160,6 +160,10 @@ class Controller:
         q, logp, state, _ = self.step(obs, state, reset, keep_cache=False)
         return q, logp, state
 
+    def frozen(self) -> "FrozenController":
+        """A faster inference-only view of the current parameters."""
+        return FrozenController(self)
+
     def backward(self, caches, dq, dlogp, dstate_final=None):
         """Backpropagation through time over T step caches.
 
@@ -223,6 +227,48 @@ class Controller:
         counts[np.arange(T * B)[:, None], rows] = 1.0
         grads["embed.w"], grads["embed.b"] = counts.T @ de, de.sum(0)
         return {k: grads[k] for k in P}, dstate        # already cut where step 0 reset
+
+
+class FrozenController:
+    """Inference with frozen parameters, faster: the one-hot embedding is
+    folded into the first matrix that follows it (M = embed.w @ W), so a step
+    gathers F rows of M instead of multiplying (B, units) by (units, k).
+    Same outputs as ``Controller.infer`` up to float rounding.  Build a new
+    one after the parameters change."""
+
+    def __init__(self, controller: Controller):
+        P, cfg = controller.params, controller.config
+        self.controller, self.config = controller, cfg
+        first = ("extra.w", "extra.b") if cfg.core == "ff" else ("core0.wx", "core0.bx")
+        self.M = P["embed.w"] @ P[first[0]]
+        self.m0 = P["embed.b"] @ P[first[0]] + P[first[1]]
+        self.initial_state = controller.initial_state
+
+    def infer(self, obs, state, reset=None):
+        ctrl, P, core = self.controller, self.controller.params, self.config.core
+        obs = ctrl._check_obs(obs)
+        rows = obs + self.config._offsets
+        a0 = self.M[rows[:, 0]] + self.m0
+        for f in range(1, rows.shape[1]):
+            a0 += self.M[rows[:, f]]
+        keep = None if reset is None else (~np.asarray(reset, dtype=bool))[:, None].astype(ctrl.dtype)
+        new_state, x = [], None
+        if core == "ff":
+            t = np.tanh(a0)
+        else:
+            for l, (p, s) in enumerate(zip(ctrl._layers(), state)):
+                if keep is not None:
+                    s = tuple(a * keep for a in s)
+                ax = a0 if l == 0 else None
+                if core == "gru":
+                    x, _ = cores.gru_step_forward(x, s[0], p, ax=ax)
+                    new_state.append((x,))
+                else:
+                    x, c, _ = cores.lstm_step_forward(x, s[0], s[1], p, ax=ax)
+                    new_state.append((x, c))
+            t = np.tanh(x @ P["extra.w"] + P["extra.b"])
+        logp, _ = log_softmax_forward(t @ P["sym.w"] + P["sym.b"])
+        return t @ P["q.w"] + P["q.b"], logp, new_state
 
 
 def rollout_forward(controller, obs, resets, state0):

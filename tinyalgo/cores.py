@@ -33,11 +33,12 @@ from tinyalgo.layers import sigmoid
 CORES = ("ff", "gru", "lstm")
 
 
-def gru_step_forward(x, h, p):
+def gru_step_forward(x, h, p, ax=None):
     """One GRU step.  x (B, D), h (B, H), p = {wx, bx, wh, bh, whh, bhh}
-    -> (h' (B, H), cache)."""
+    -> (h' (B, H), cache).  ``ax`` = x @ wx + bx if already known."""
     H = h.shape[1]
-    ax = x @ p["wx"] + p["bx"]
+    if ax is None:
+        ax = x @ p["wx"] + p["bx"]
     ah = h @ p["wh"] + p["bh"]
     zr = sigmoid(ax[:, :2 * H] + ah)
     z, r = zr[:, :H], zr[:, H:]
@@ -75,11 +76,11 @@ def gru_step_backward(dh_new, cache):
     return dx, dh, grads
 
 
-def lstm_step_forward(x, h, c, p):
+def lstm_step_forward(x, h, c, p, ax=None):
     """One LSTM step.  x (B, D), h, c (B, H), p = {wx, bx, wh, bh}
-    -> (h' (B, H), c' (B, H), cache)."""
+    -> (h' (B, H), c' (B, H), cache).  ``ax`` = x @ wx + bx if already known."""
     H = h.shape[1]
-    a = x @ p["wx"] + p["bx"] + h @ p["wh"] + p["bh"]
+    a = (x @ p["wx"] + p["bx"] if ax is None else ax) + h @ p["wh"] + p["bh"]
     ifo = sigmoid(a[:, :3 * H])
     i, f, o = ifo[:, :H], ifo[:, H:2 * H], ifo[:, 2 * H:]
     g = np.tanh(a[:, 3 * H:])

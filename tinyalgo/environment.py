@@ -96,7 +96,7 @@ class Environment:
         # the "previous step" fields of the observation (columns 1-4)
         self._fresh = np.array([self.vocab.NONE, 0, self.n_moves, 2], dtype=np.int64)
         self._memory = np.tile(self._fresh, (B, 1))
-        self.gt_actions = np.full((B, 1), -1, dtype=np.int64)
+        self.gt_actions = np.full((B, 1), -1, dtype=np.int8)
         self._has_clock = task.name == "walk"
         self.episodes_started = 0
         self.reset()
@@ -209,7 +209,7 @@ class Environment:
     def ground_truth(self) -> np.ndarray:
         """The ground-truth joint action (B,) of this step (REFERENCE 1.10);
         -1 once a lane has left the reference path's length."""
-        return self.gt_actions[self._lanes, np.minimum(self.time, self.gt_actions.shape[1] - 1)]
+        return self.gt_actions[self._lanes, np.minimum(self.time, self.gt_actions.shape[1] - 1)].astype(np.int64)
 
     # --------------------------------------------------------------- acting
     def _check(self, name, value, dtype_kind, shape, high):

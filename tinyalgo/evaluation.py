@@ -20,10 +20,12 @@ class GreedyAgent:
         self.controller = controller
 
     def start(self, batch: int) -> None:
-        self.state = self.controller.initial_state(batch)
+        """A new evaluation: the parameters are frozen for its duration."""
+        self.model = self.controller.frozen()
+        self.state = self.model.initial_state(batch)
 
     def act(self, env: Environment, obs: np.ndarray, reset: np.ndarray):
-        q, logp, self.state = self.controller.infer(obs, self.state, reset)
+        q, logp, self.state = self.model.infer(obs, self.state, reset)
         return q.argmax(axis=1), logp.argmax(axis=1)
 
 

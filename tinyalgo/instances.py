@@ -15,15 +15,15 @@ import numpy as np
 class Instances:
     """k instances of one task.
 
-    cells : int16 (k, rows, w), defined cells, -1 = "use the fill rule"; cell
+    cells : int8 (k, rows, w), defined cells, -1 = "use the fill rule"; cell
         ``cells[i, y - 1, x - x0[i]]`` is at board position (x, y).
     x0 : int64 (k,), board x of column 0 of ``cells``.
     key : int64 (k,), key of the random fill (see ``board.random_digits``).
-    targets : int64 (k, n), the symbols to write, in order; padded with none.
+    targets : int8 (k, n), the symbols to write, in order; padded with none.
     n_outputs : int64 (k,), number of targets of each instance.
     complexity : int64 (k,), the paper's complexity (steps of the reference
         solution, REFERENCE 1.9; the timeout and the curriculum use it).
-    actions : int64 (k, s), ground-truth joint actions, padded with -1.
+    actions : int8 (k, s), ground-truth joint actions, padded with -1.
     n_steps : int64 (k,), length of each ground-truth action sequence.
     clock : int64 (k,), from this episode step on every cell reads ``q``
         (the walk task's end rule, REFERENCE 1.5); a huge value otherwise.
@@ -38,6 +38,12 @@ class Instances:
     actions: np.ndarray
     n_steps: np.ndarray
     clock: np.ndarray
+
+    def __post_init__(self):
+        # symbols and actions are small: int8 keeps 50 instances of 20,000 steps to a few MB
+        self.cells = np.asarray(self.cells).astype(np.int8, copy=False)
+        self.targets = np.asarray(self.targets).astype(np.int8, copy=False)
+        self.actions = np.asarray(self.actions).astype(np.int8, copy=False)
 
     def __len__(self) -> int:
         return len(self.x0)

@@ -67,8 +67,8 @@ class OutputTape:
 
     def __init__(self, batch: int, vocab: Vocabulary):
         self.vocab = vocab
-        self.targets = np.full((batch, 1), vocab.NONE, dtype=np.int64)
-        self.written = np.full((batch, 1), vocab.NONE, dtype=np.int64)
+        self.targets = np.full((batch, 1), vocab.NONE, dtype=np.int8)
+        self.written = np.full((batch, 1), vocab.NONE, dtype=np.int8)
         self.n_outputs = np.ones(batch, dtype=np.int64)
         self.index = np.zeros(batch, dtype=np.int64)
         self._lanes = np.arange(batch)
@@ -94,7 +94,7 @@ class OutputTape:
     @property
     def next_target(self) -> np.ndarray:
         """The symbol (B,) each lane must write next (none once all are written)."""
-        return self.targets[self._lanes, self.index]        # capacity > n_outputs: always in range
+        return self.targets[self._lanes, self.index].astype(np.int64)   # capacity > n_outputs: in range
 
     @property
     def remaining(self) -> np.ndarray:

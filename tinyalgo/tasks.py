@@ -110,7 +110,7 @@ class Copy(Task):
         cells = np.where(col < n[:, None], digits, np.where(col == n[:, None], self.vocab.Q, -1))
         targets = np.where(col[:, :-1] < n[:, None], digits[:, :-1], self.vocab.NONE)
         actions = _pad_actions(n, width - 1, np.full((k, width - 1), self.action(RIGHT, 1)))
-        return Instances(cells[:, None, :].astype(np.int16), np.ones(k, np.int64), keys, targets, n.copy(),
+        return Instances(cells[:, None, :], np.ones(k, np.int64), keys, targets, n.copy(),
                          n.copy(), actions, n.copy(), np.full(k, NO_CLOCK))
 
 
@@ -140,7 +140,7 @@ class Reverse(Task):
         table = np.where(s < n[:, None], self.action(RIGHT, 0),
                          np.where(s == n[:, None], self.action(LEFT, 0), self.action(LEFT, 1)))
         steps = 2 * n + 1
-        return Instances(cells[:, None, :].astype(np.int16), np.zeros(k, np.int64), keys, targets, n.copy(),
+        return Instances(cells[:, None, :], np.zeros(k, np.int64), keys, targets, n.copy(),
                          steps.copy(), _pad_actions(steps, 2 * nmax + 1, table), steps.copy(), np.full(k, NO_CLOCK))
 
 
@@ -172,7 +172,7 @@ class Walk(Task):
         s = np.arange(int(steps.max()))[None, :]
         table = np.where(s < d[:, None], self.action(RIGHT, 0),
                          np.where(s == d[:, None], self.action(move[:, None], 0), self.action(move[:, None], 1)))
-        return Instances(arrow_sym.reshape(k, 1, 1).astype(np.int16), 1 + d, keys, targets, n_out,
+        return Instances(arrow_sym.reshape(k, 1, 1), 1 + d, keys, targets, n_out,
                          steps.copy(), _pad_actions(steps, s.shape[1], table), steps.copy(), steps.copy())
 
 
@@ -204,7 +204,7 @@ class _ColumnArithmetic(Task):
             cells = np.concatenate([first_row, cells], axis=1)
         targets = np.where(lengths_mask(n + 1, lmax + 1), result_lsd, self.vocab.NONE)
         x0 = np.full(k, 2 - lmax, dtype=np.int64)
-        return Instances(np.ascontiguousarray(cells).astype(np.int16), x0, np.zeros(k, np.int64), targets,
+        return Instances(np.ascontiguousarray(cells), x0, np.zeros(k, np.int64), targets,
                          n + 1, complexity, actions, steps, np.full(k, NO_CLOCK))
 
 
