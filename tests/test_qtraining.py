@@ -54,3 +54,16 @@ def test_bad_config(kw, message):
 def test_default_controller_follows_the_paper():
     assert QConfig(task="reverse").controller == "ff" and QConfig(task="walk").controller == "ff"
     assert QConfig(task="addition").controller == "gru"
+
+
+def test_table1_sweep_through_an_executor_and_its_table(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tinyalgo.experiments import Job, run_sweep, summarize_directory, table1_markdown
+    jobs = [Job("copy", "full", seed, 20_000, str(tmp_path)) for seed in (0, 1)]
+    with ThreadPoolExecutor(max_workers=1) as pool:          # any Executor will do
+        rows = run_sweep(jobs, executor=pool, log=lambda s: None)
+    assert [r["seed"] for r in rows] == [0, 1]
+    assert summarize_directory(tmp_path) == rows
+    text = table1_markdown(rows, 20_000)
+    assert "| copy (GRU) |" in text and "/2 |" in text

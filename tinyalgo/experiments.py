@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -64,18 +65,51 @@ def run_table1_job(job: Job) -> dict:
                   penalty=penalty, seed=job.seed, budget=job.budget)
     lines = []
     trainer = QTrainer(cfg, log=lines.append)
-    state = trainer.run()
+    trainer.run()
     report = trainer.final_report()
     report["log"] = lines
     if job.out_dir:
         atomic_write_json(os.path.join(job.out_dir, "runs", f"{job.task}-{job.column}-s{job.seed}.json"), report)
+    return summarize_run(job.task, job.column, job.seed, report)
+
+
+def summarize_run(task, column, seed, report) -> dict:
+    """One CSV row from a finished run's report (as saved in ``runs/*.json``).
+
+    ``solved``: the paper's protocol during training (50 of 50 test instances
+    of length 100 right, checked after each curriculum advance);
+    ``perfect_100`` / ``perfect_1000``: a fresh re-test of 50 instances at the end.
+    """
+    cfg, state = report["config"], report["run"]
     at = {row["length"]: row["solved"] for row in report["evaluations"]}
-    return dict(task=job.task, column=job.column, seed=job.seed, controller=cfg.controller, units=units,
-                solved=bool(state.solved_at), minutes=round(state.seconds / 60, 3),
-                minutes_to_solve=round(state.solved_at["seconds"] / 60, 3) if state.solved_at else None,
-                chars=state.chars, final_level=trainer.curriculum.level,
-                perfect_100=at.get(100) == 1.0, perfect_1000=at.get(1000) == 1.0,
+    solved_at = state.get("solved_at")
+    return dict(task=task, column=column, seed=seed, controller=cfg["controller"], units=cfg["units"],
+                solved=bool(solved_at), minutes=round(state["seconds"] / 60, 3),
+                minutes_to_solve=round(solved_at["seconds"] / 60, 3) if solved_at else None,
+                chars=state["chars"], chars_to_solve=solved_at["chars"] if solved_at else None,
+                final_level=json_level(report), perfect_100=at.get(100) == 1.0, perfect_1000=at.get(1000) == 1.0,
                 solved_fraction_100=at.get(100), solved_fraction_1000=at.get(1000))
+
+
+def json_level(report) -> int:
+    history = report.get("history") or []
+    return history[-1]["level"] + (report["config"]["increment"] if history[-1]["advanced"] else 0) \
+        if history else report["config"]["start"]
+
+
+def summarize_directory(out_dir) -> list:
+    """Rows of every ``runs/<task>-<column>-s<seed>.json`` in ``out_dir``."""
+    rows = []
+    folder = os.path.join(out_dir, "runs")
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        if not name.endswith(".json"):
+            continue
+        stem = name[:-5]
+        task, rest = stem.split("-", 1)
+        column, seed = rest.rsplit("-s", 1)
+        with open(os.path.join(folder, name)) as f:
+            rows.append(summarize_run(task, column, int(seed), json.load(f)))
+    return sorted(rows, key=lambda r: (r["column"], r["task"], r["seed"]))
 
 
 def run_sweep(jobs, executor: Executor = None, workers: int = 2, log=print, on_result=None) -> list:
@@ -118,9 +152,10 @@ def median(values):
 def table1_markdown(rows, budget) -> str:
     """Success rates laid out like the paper's Table 1 (columns = variants)."""
     columns = [c for c in TABLE1_COLUMNS if any(r["column"] == c for r in rows)]
-    head = ["Task", *[f"{c} @100" for c in columns]]
+    head = ["Task", *[f"{c}: solved @100" for c in columns]]
     if "full" in columns:
-        head += ["full @1000", "full: median min to solve", "paper full @100 / @1000 / min"]
+        head += ["full: re-test @100", "full: re-test @1000", "full: median min to solve",
+                 "paper full: @100 / @1000 / min"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for task in TABLE1_ROWS:
         cells = [f"{task} ({TABLE1_ROWS[task].upper()})"]
@@ -128,16 +163,20 @@ def table1_markdown(rows, budget) -> str:
             continue
         for c in columns:
             rs = [r for r in rows if r["task"] == task and r["column"] == c]
-            cells.append(f"{sum(r['perfect_100'] for r in rs)}/{len(rs)}" if rs else "")
+            cells.append(f"{sum(r['solved'] for r in rs)}/{len(rs)}" if rs else "")
         if "full" in columns:
             rs = [r for r in rows if r["task"] == task and r["column"] == "full"]
             solve_minutes = [r["minutes_to_solve"] for r in rs if r["minutes_to_solve"] is not None]
             m = median(solve_minutes)
+            cells.append(f"{sum(r['perfect_100'] for r in rs)}/{len(rs)}" if rs else "")
             cells.append(f"{sum(r['perfect_1000'] for r in rs)}/{len(rs)}" if rs else "")
             cells.append(f"{m:.2f} ({len(solve_minutes)} solved)" if m is not None else "-")
             p = PAPER_FULL[task]
             cells.append(f"{p[0]}/10 / {p[1]}/10 / {p[2]}")
         lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("solved @100: the paper's protocol during training (50 of 50 test instances of length 100"
+                 " right, checked after each curriculum advance). re-test: 50 fresh instances at the end, all right.")
     lines.append("")
     lines.append(f"Budget per run: {budget:,} characters (lane-steps). Columns: "
                  + "; ".join(f"{c} = {TABLE1_COLUMNS[c][0]} units, discount {TABLE1_COLUMNS[c][1]},"

@@ -220,9 +220,7 @@ class QTrainer:
         v_hat[T] = env.v_hat
         q_max = np.concatenate([qs.max(axis=2), q_next.max(axis=1)[None]]).astype(np.float64)
         targets = q_targets(cfg, rewards, q_max, v_hat, exploratory, terminal)
-        dq = qlearning.td_gradient(qs.astype(np.float64), actions, targets, np.ones((T, B), bool), cfg.q_lr)
-        if isinstance(dq, tuple):
-            dq = dq[0]
+        dq, _ = qlearning.td_gradient(qs.astype(np.float64), actions, targets, np.ones((T, B), bool), cfg.q_lr)
         if self.state.penalty_on and cfg.penalty:
             dq = dq + qlearning.penalty(qs.astype(np.float64), cfg.kappa)[1]
         grads, _ = ctrl.backward(caches, dq.astype(dtype), dlogp)

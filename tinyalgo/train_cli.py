@@ -131,8 +131,15 @@ def cmd_experiment(args) -> int:
         figure3.write_figure3(rows, out)
         print(f"wrote {out}/supervised_accuracy.png and .csv ({command})")
         return 0
-    from tinyalgo.experiments import TABLE1_ROWS, run_sweep, table1_jobs, write_table1
+    from tinyalgo.experiments import TABLE1_ROWS, run_sweep, summarize_directory, table1_jobs, write_table1
     out, budget = args.out or "figures/table1", args.budget or 30_000_000
+    if args.summarize:
+        rows = summarize_directory(out)
+        if not rows:
+            raise ValueError(f"no run logs in {out}/runs to summarize")
+        write_table1(rows, out, budget, command)
+        print(open(os.path.join(out, "table1.md")).read())
+        return 0
     jobs = table1_jobs(args.tasks or list(TABLE1_ROWS), args.columns, seeds, budget, out)
     print(f"Table 1: {len(jobs)} runs, {args.workers} worker processes -> {out}")
     rows = run_sweep(jobs, workers=args.workers, on_result=lambda rows: write_table1(rows, out, budget, command))
@@ -194,4 +201,6 @@ def register(sub) -> None:
                     help="characters per run (default 3e7 for table1, 3e6 for figure3)")
     ex.add_argument("--workers", type=_int_at_least(1), default=2)
     ex.add_argument("--out", default=None, help="default figures/table1 (table1) or figures (figure3)")
+    ex.add_argument("--summarize", action="store_true",
+                    help="table1: only rebuild table1.csv/.md from the run logs already in --out")
     ex.set_defaults(func=cmd_experiment)
