@@ -35,9 +35,9 @@ def bench(core, dtype, units=200, B=20, T=50, B_infer=50):
     dlogp = rng.normal(size=(T, B, SYMBOLS)).astype(dtype)
 
     def forward():
-        state, caches = ctrl.initial_state(B), []
+        state, caches, fold = ctrl.initial_state(B), [], ctrl.frozen()    # as the training loops do
         for t in range(T):
-            _, _, state, cache = ctrl.step(obs[t], state, resets[t])
+            _, _, state, cache = ctrl.step(obs[t], state, resets[t], fold=fold)
             caches.append(cache)
         return caches
 
@@ -47,9 +47,10 @@ def bench(core, dtype, units=200, B=20, T=50, B_infer=50):
     obs_i = np.stack([np.stack([rng.integers(0, s, size=B_infer) for s in SIZES], axis=1) for _ in range(T)])
 
     def infer():
-        state = ctrl.initial_state(B_infer)
+        model = ctrl.frozen()                                       # as evaluation does
+        state = model.initial_state(B_infer)
         for t in range(T):
-            _, _, state = ctrl.infer(obs_i[t], state)
+            _, _, state = model.infer(obs_i[t], state)
 
     return (median_seconds(forward) / T * 1e6, median_seconds(forward_backward) / T * 1e6,
             median_seconds(infer) / T * 1e6)

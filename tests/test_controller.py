@@ -153,3 +153,24 @@ def test_frozen_inference_matches_infer(core, layers):
         q2, l2, s2 = frozen.infer(obs[t], s2, resets[t])
         np.testing.assert_allclose(q2, q1, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(l2, l1, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("core,layers", CASES)
+def test_folded_training_step_gives_the_same_outputs_and_gradients(core, layers):
+    rng = np.random.default_rng(6)
+    ctrl = make(core, layers, units=6)
+    obs, resets, state0 = random_rollout(ctrl, 5, 3, rng)
+    dq, dlogp = rng.normal(size=(5, 3, 8)), rng.normal(size=(5, 3, 6))
+    fold = ctrl.frozen()
+    plain, folded, s1, s2 = [], [], state0, state0
+    for t in range(5):
+        q1, l1, s1, c1 = ctrl.step(obs[t], s1, resets[t])
+        q2, l2, s2, c2 = ctrl.step(obs[t], s2, resets[t], fold=fold)
+        np.testing.assert_allclose(q2, q1, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(l2, l1, rtol=1e-10, atol=1e-12)
+        plain.append(c1)
+        folded.append(c2)
+    g1, d1 = ctrl.backward(plain, dq, dlogp)
+    g2, d2 = ctrl.backward(folded, dq, dlogp)
+    for k in g1:
+        np.testing.assert_allclose(g2[k], g1[k], rtol=1e-9, atol=1e-12, err_msg=k)

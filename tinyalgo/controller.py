@@ -128,28 +128,38 @@ class Controller:
                 p[k] = self.params[f"core{l}.{k}"]
         return self._layer_params
 
-    def step(self, obs, state, reset=None, keep_cache=True):
+    def step(self, obs, state, reset=None, keep_cache=True, fold=None):
         """One step for all lanes.  obs int (B, F); state from
         ``initial_state`` or the previous step; reset bool (B,) lanes that
-        start an episode now.  Returns (q (B, A), logp (B, V), new state, cache)."""
+        start an episode now.  Returns (q (B, A), logp (B, V), new state, cache).
+
+        ``fold``: ``self.frozen()`` made after the last parameter change; the
+        step then gathers the first pre-activation from it instead of
+        computing embedding @ W (same numbers up to rounding, faster).  The
+        training loops make one per rollout."""
         P, core = self.params, self.config.core
         obs = self._check_obs(obs)
         keep = None if reset is None else (~np.asarray(reset, dtype=bool))[:, None].astype(self.dtype)
-        x, _ = onehot_affine_forward(obs, self.config._offsets, P["embed.w"], P["embed.b"])
+        if fold is None:
+            x, _ = onehot_affine_forward(obs, self.config._offsets, P["embed.w"], P["embed.b"])
+            a0 = None
+        else:
+            x, a0 = None, fold.first_preactivation(obs)
         layer_caches, new_state = [], []
-        for p, s in zip(self._layers(), state):
+        for l, (p, s) in enumerate(zip(self._layers(), state)):
             if keep is not None:
                 s = tuple(a * keep for a in s)          # the episode barrier
+            ax = a0 if l == 0 else None
             if core == "gru":
-                h, cache = cores.gru_step_forward(x, s[0], p)
+                h, cache = cores.gru_step_forward(x, s[0], p, ax=ax)
                 new_state.append((h,))
             else:
-                h, c, cache = cores.lstm_step_forward(x, s[0], s[1], p)
+                h, c, cache = cores.lstm_step_forward(x, s[0], s[1], p, ax=ax)
                 new_state.append((h, c))
             layer_caches.append(cache)
             x = h
-        hidden = x
-        t = np.tanh(hidden @ P["extra.w"] + P["extra.b"])
+        hidden = x             # None for FF with a fold: the backward pass recomputes it
+        t = np.tanh(a0 if (hidden is None) else hidden @ P["extra.w"] + P["extra.b"])
         q = t @ P["q.w"] + P["q.b"]
         logp, _ = log_softmax_forward(t @ P["sym.w"] + P["sym.b"])
         cache = (obs, keep, layer_caches, hidden, t, logp) if keep_cache else None
@@ -179,7 +189,9 @@ class Controller:
                              f" {(T, B, self.config.n_symbols)}; got {dq.shape} and {dlogp.shape}")
         H = self.config.units
         t_all = np.stack([c[4] for c in caches]).reshape(T * B, H)
-        hid_all = np.stack([c[3] for c in caches]).reshape(T * B, H)
+        rows = np.stack([c[0] for c in caches]).reshape(T * B, -1) + self.config._offsets
+        embedded = P["embed.w"][rows].sum(axis=1) + P["embed.b"]          # layer 0's input, all steps
+        hid_all = embedded if core == "ff" else np.stack([c[3] for c in caches]).reshape(T * B, H)
         dq2 = dq.reshape(T * B, -1)
         ds = log_softmax_backward(dlogp, np.stack([c[5] for c in caches])).reshape(T * B, -1)
         grads = {"q.w": t_all.T @ dq2, "q.b": dq2.sum(0), "sym.w": t_all.T @ ds, "sym.b": ds.sum(0)}
@@ -208,7 +220,7 @@ class Controller:
                     new = (dh, dc)
                 dstate[l] = new if keep is None else tuple(a * keep for a in new)   # no gradient across a reset
         for l in range(L):
-            xs = np.stack([c[2][l][0] for c in caches]).reshape(T * B, -1)
+            xs = embedded if l == 0 else np.stack([c[2][l][0] for c in caches]).reshape(T * B, -1)
             hs = np.stack([c[2][l][1] for c in caches]).reshape(T * B, H)
             dpre = pre[l].reshape(T * B, -1)
             if core == "gru":
@@ -222,7 +234,6 @@ class Controller:
             for k, v in g.items():
                 grads[f"core{l}.{k}"] = v
         de = (pre[0].reshape(T * B, -1) @ layers[0]["wx"].T) if L else dhidden.reshape(T * B, H)
-        rows = np.stack([c[0] for c in caches]).reshape(T * B, -1) + self.config._offsets
         counts = np.zeros((T * B, P["embed.w"].shape[0]), dtype=self.dtype)
         counts[np.arange(T * B)[:, None], rows] = 1.0
         grads["embed.w"], grads["embed.b"] = counts.T @ de, de.sum(0)
@@ -244,13 +255,19 @@ class FrozenController:
         self.m0 = P["embed.b"] @ P[first[0]] + P[first[1]]
         self.initial_state = controller.initial_state
 
-    def infer(self, obs, state, reset=None):
-        ctrl, P, core = self.controller, self.controller.params, self.config.core
-        obs = ctrl._check_obs(obs)
+    def first_preactivation(self, obs):
+        """embedding(obs) @ W + b for the first matrix W after the embedding:
+        a sum of F gathered rows of M.  obs int (B, F) -> (B, k)."""
         rows = obs + self.config._offsets
         a0 = self.M[rows[:, 0]] + self.m0
         for f in range(1, rows.shape[1]):
             a0 += self.M[rows[:, f]]
+        return a0
+
+    def infer(self, obs, state, reset=None):
+        ctrl, P, core = self.controller, self.controller.params, self.config.core
+        obs = ctrl._check_obs(obs)
+        a0 = self.first_preactivation(obs)
         keep = None if reset is None else (~np.asarray(reset, dtype=bool))[:, None].astype(ctrl.dtype)
         new_state, x = [], None
         if core == "ff":

@@ -201,8 +201,9 @@ class QTrainer:
         caches = []
         eps = self.epsilon()
         obs, hidden, reset = self.obs, self.hidden, self.reset
+        fold = ctrl.frozen()                                          # parameters are fixed until the SGD step
         for t in range(T):
-            q, logp, hidden, cache = ctrl.step(obs, hidden, reset)
+            q, logp, hidden, cache = ctrl.step(obs, hidden, reset, fold=fold)
             caches.append(cache)
             greedy = q.argmax(axis=1)
             explore = self.rng.random(B) < eps
@@ -215,7 +216,7 @@ class QTrainer:
             result = env.step(a, logp.argmax(axis=1), probs, explored=exploratory[t])
             qs[t], actions[t], rewards[t], terminal[t] = q, a, result.reward, result.done
             obs, reset = result.obs, result.done
-        q_next, _, _ = ctrl.infer(obs, hidden, reset)                  # bootstrap at the rollout's end
+        q_next, _, _ = fold.infer(obs, hidden, reset)                  # bootstrap at the rollout's end
         self.obs, self.hidden, self.reset = obs, hidden, reset
         v_hat[T] = env.v_hat
         q_max = np.concatenate([qs.max(axis=2), q_next.max(axis=1)[None]]).astype(np.float64)

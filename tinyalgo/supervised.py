@@ -64,11 +64,11 @@ def supervised_rollout(controller, env, obs, state, reset, T):
     """T steps along the ground truth; returns the gradients of the summed
     cross-entropies and the carried (obs, state, reset)."""
     B, ar = env.batch, np.arange(env.batch)
-    caches = []
+    caches, fold = [], controller.frozen()                       # parameters are fixed during the rollout
     dq = np.zeros((T, B, env.n_actions), dtype=controller.params["q.w"].dtype)
     dlogp = np.zeros((T, B, env.vocab.size), dtype=dq.dtype)
     for t in range(T):
-        q, logp, state, cache = controller.step(obs, state, reset)
+        q, logp, state, cache = controller.step(obs, state, reset, fold=fold)
         caches.append(cache)
         gold = env.ground_truth()
         known = gold >= 0
