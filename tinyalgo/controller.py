@@ -265,27 +265,9 @@ class FrozenController:
         return a0
 
     def infer(self, obs, state, reset=None):
-        ctrl, P, core = self.controller, self.controller.params, self.config.core
-        obs = ctrl._check_obs(obs)
-        a0 = self.first_preactivation(obs)
-        keep = None if reset is None else (~np.asarray(reset, dtype=bool))[:, None].astype(ctrl.dtype)
-        new_state, x = [], None
-        if core == "ff":
-            t = np.tanh(a0)
-        else:
-            for l, (p, s) in enumerate(zip(ctrl._layers(), state)):
-                if keep is not None:
-                    s = tuple(a * keep for a in s)
-                ax = a0 if l == 0 else None
-                if core == "gru":
-                    x, _ = cores.gru_step_forward(x, s[0], p, ax=ax)
-                    new_state.append((x,))
-                else:
-                    x, c, _ = cores.lstm_step_forward(x, s[0], s[1], p, ax=ax)
-                    new_state.append((x, c))
-            t = np.tanh(x @ P["extra.w"] + P["extra.b"])
-        logp, _ = log_softmax_forward(t @ P["sym.w"] + P["sym.b"])
-        return t @ P["q.w"] + P["q.b"], logp, new_state
+        """Same as ``Controller.infer``.  Returns (q, logp, state)."""
+        q, logp, state, _ = self.controller.step(obs, state, reset, keep_cache=False, fold=self)
+        return q, logp, state
 
 
 def rollout_forward(controller, obs, resets, state0):

@@ -194,6 +194,15 @@ class _ColumnArithmetic(Task):
         table = np.where((phase == reads - 1) | (s == reads * lengths[:, None]), self.action(LEFT, 1), vertical)
         return _pad_actions(reads * lengths + 1, s.shape[1], table)
 
+    def _sum_instances(self, rows_lsd, lengths):
+        """Instances adding the ``rows`` numbers of rows_lsd (k, rows, L),
+        least significant digit first: complexity rows * L, and the zig-zag
+        ground truth of rows * L + 1 steps."""
+        rows_lsd, n = np.asarray(rows_lsd, dtype=np.int64), np.asarray(lengths, dtype=np.int64)
+        rows_lsd = np.where(lengths_mask(n, rows_lsd.shape[2])[:, None, :], rows_lsd, 0)
+        r = self.rows
+        return self._instances(rows_lsd, n, add_digits(rows_lsd, self.base), r * n, self._zigzag(n, r), r * n + 1)
+
     def _instances(self, rows_lsd, lengths, result_lsd, complexity, actions, steps, first_row=None):
         """Right-align the rows (given least significant first) at x = 1."""
         k, r, lmax = rows_lsd.shape
@@ -221,10 +230,7 @@ class Addition(_ColumnArithmetic):
 
     def build(self, rows_lsd, lengths):
         """rows_lsd (k, 2, L) digits least significant first; lengths L (k,)."""
-        rows_lsd, n = np.asarray(rows_lsd, dtype=np.int64), np.asarray(lengths, dtype=np.int64)
-        rows_lsd = np.where(lengths_mask(n, rows_lsd.shape[2])[:, None, :], rows_lsd, 0)
-        return self._instances(rows_lsd, n, add_digits(rows_lsd, self.base), 2 * n,
-                               self._zigzag(n, 2), 2 * n + 1)
+        return self._sum_instances(rows_lsd, lengths)
 
 
 class Addition3(_ColumnArithmetic):
@@ -284,10 +290,7 @@ class Addition3(_ColumnArithmetic):
 
     def build(self, rows_lsd, lengths):
         """rows_lsd (k, 3, L) digits least significant first; lengths L (k,)."""
-        rows_lsd, n = np.asarray(rows_lsd, dtype=np.int64), np.asarray(lengths, dtype=np.int64)
-        rows_lsd = np.where(lengths_mask(n, rows_lsd.shape[2])[:, None, :], rows_lsd, 0)
-        return self._instances(rows_lsd, n, add_digits(rows_lsd, self.base), 3 * n,
-                               self._zigzag(n, 3), 3 * n + 1)
+        return self._sum_instances(rows_lsd, lengths)
 
 
 class Multiplication(_ColumnArithmetic):
