@@ -35,3 +35,20 @@ def test_python_dash_m_runs_without_traceback():
     done = subprocess.run([sys.executable, "-m", "tinyalgo", "show", "--task", "nope"],
                           capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr and "unknown task" in done.stderr
+
+
+def test_train_then_resume_then_evaluate(tmp_path, capsys):
+    out = str(tmp_path / "run")
+    assert main(["train", "--task", "copy", "--units", "16", "--budget", "4000", "--out", out]) == 0
+    assert (tmp_path / "run" / "checkpoint.npz").exists() and (tmp_path / "run" / "log.json").exists()
+    assert main(["train", "--resume", "--out", out, "--budget", "8000"]) == 0
+    text = capsys.readouterr().out
+    assert "resuming" in text and "characters" in text
+    assert main(["evaluate", out + "/checkpoint.npz", "--complexities", "10", "--instances", "5",
+                 "--json", str(tmp_path / "e.json")]) == 0
+    assert (tmp_path / "e.json").exists()
+
+
+def test_resume_of_a_missing_run_is_one_line(tmp_path, capsys):
+    assert main(["train", "--resume", "--out", str(tmp_path / "none")]) == 2
+    assert "no such file" in capsys.readouterr().err
