@@ -76,7 +76,9 @@ def plot_figure3(rows, path) -> None:
                              for c in cs] for s in seeds])
             for a in acc:
                 ax.plot(cs, a, color=color, alpha=0.25, lw=1)
-            ax.plot(cs, np.nanmean(acc, axis=0), color=color, lw=2, marker="o", label=f"{controller.upper()} (mean of {len(seeds)})")
+            style = {"ff": dict(ls="--", lw=3.5), "gru": dict(ls="-", lw=2), "lstm": dict(ls=":", lw=2.5)}[controller]
+            ax.plot(cs, np.nanmean(acc, axis=0), color=color, marker="o", label=f"{controller.upper()} (mean of {len(seeds)})",
+                    **style)
         ax.set_xscale("log")
         ax.set_title(task)
         ax.set_xlabel("test complexity")
@@ -91,6 +93,24 @@ def plot_figure3(rows, path) -> None:
     fig.savefig(tmp, dpi=90)
     plt.close(fig)
     os.replace(tmp, path)
+
+
+def merge_rows(old_csv, new_rows) -> list:
+    """Rows of ``old_csv`` for the (task, controller) pairs not in ``new_rows``, plus ``new_rows``."""
+    import csv
+    fresh = {(r["task"], r["controller"]) for r in new_rows}
+    kept = []
+    with open(old_csv) as f:
+        for r in csv.DictReader(f):
+            if (r["task"], r["controller"]) in fresh:
+                continue
+            for key in ("seed", "complexity", "trained_level", "chars"):
+                r[key] = int(r[key])
+            for key in ("solved", "char_accuracy", "train_seconds"):
+                r[key] = float(r[key])
+            r["solved_1000_in_training"] = r["solved_1000_in_training"] == "True"
+            kept.append(r)
+    return sorted(kept + list(new_rows), key=lambda r: (r["task"], r["controller"], r["seed"], r["complexity"]))
 
 
 def write_figure3(rows, out_dir) -> None:

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from tinyalgo.complexity import FixedComplexity
 from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.curriculum import Curriculum
 from tinyalgo.environment import Environment
@@ -103,8 +104,11 @@ def train_supervised(cfg: SupervisedConfig, log=print, should_stop=lambda: False
         updates += 1
         if updates % cfg.validate_every:
             continue
-        val = evaluate_complexity(agent, cfg.task, curriculum.level, cfg.val_instances, cfg.base,
-                                  seed=int(rng.integers(2 ** 31)))
+        # validation draws from the training distribution (with the 3-number addition extra
+        # curriculum, as the release's validation samples do); the target test does not
+        val_env = Environment(env.task, batch_size=cfg.val_instances, seed=int(rng.integers(2 ** 31)),
+                              complexity=FixedComplexity(curriculum.level, env.task.min_complexity))
+        val = evaluate_complexity(agent, env.task, curriculum.level, env=val_env)
         elapsed = time.perf_counter() - t0
         log(f"[{elapsed:7.1f}s] complexity {curriculum.level:4d}  validation solved {val['solved']:6.1%}"
             f"  chars {val['char_accuracy']:6.1%}  trained {chars:>9d} chars  {chars / elapsed:7.0f} chars/s"

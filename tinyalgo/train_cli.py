@@ -128,6 +128,8 @@ def cmd_experiment(args) -> int:
               f" {args.workers} worker processes -> {out}")
         rows = figure3.run_figure3(tasks, args.controllers, seeds, args.budget or 3_000_000,
                                    args.complexities, args.instances, args.workers)
+        if args.merge:
+            rows = figure3.merge_rows(args.merge, rows)
         figure3.write_figure3(rows, out)
         print(f"wrote {out}/supervised_accuracy.png and .csv ({command})")
         return 0
@@ -201,6 +203,8 @@ def register(sub) -> None:
                     help="characters per run (default 3e7 for table1, 3e6 for figure3)")
     ex.add_argument("--workers", type=_int_at_least(1), default=2)
     ex.add_argument("--out", default=None, help="default figures/table1 (table1) or figures (figure3)")
+    ex.add_argument("--merge", default=None, metavar="CSV",
+                    help="figure3: keep this CSV's rows for the (task, controller) pairs not re-run")
     ex.add_argument("--summarize", action="store_true",
                     help="table1: only rebuild table1.csv/.md from the run logs already in --out")
     ex.set_defaults(func=cmd_experiment)
