@@ -14,7 +14,10 @@ def atomic_write_bytes(path, data: bytes) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    umask = os.umask(0)
+    os.umask(umask)
     try:
+        os.chmod(tmp, 0o666 & ~umask)                 # mkstemp makes 0600 files; a saved file is ordinary
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
