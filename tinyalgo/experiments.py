@@ -66,11 +66,23 @@ def run_table1_job(job: Job) -> dict:
     lines = []
     trainer = QTrainer(cfg, log=lines.append)
     trainer.run()
-    report = trainer.final_report()
-    report["log"] = lines
+    report = compact_report(trainer.final_report(), lines)
     if job.out_dir:
         atomic_write_json(os.path.join(job.out_dir, "runs", f"{job.task}-{job.column}-s{job.seed}.json"), report)
     return summarize_run(job.task, job.column, job.seed, report)
+
+
+def compact_report(report, lines=None) -> dict:
+    """A run's report small enough to commit: the curriculum's advances (and
+    the last validation) instead of every validation, the log's last lines."""
+    report = dict(report)
+    history = report.get("history") or []
+    report["history"] = [h for h in history[:-1] if h["advanced"]] + history[-1:]
+    report["validations"] = len(history)
+    report["run"] = {k: v for k, v in report["run"].items() if k not in ("curriculum", "rng")}
+    log = lines if lines is not None else report.get("log", [])
+    report["log"] = log[-25:]
+    return report
 
 
 def summarize_run(task, column, seed, report) -> dict:
