@@ -18,10 +18,11 @@ assert report["solved_target"], "the benchmark's controller did not learn copy"
 agent = GreedyAgent(controller)
 print("GRU-200 float32, copy, 50 instances")
 for c in (2000, 20000):
-    tracemalloc.start()
     t0 = time.perf_counter()
     row = evaluate_complexity(agent, "copy", c, instances=50, seed=1)
     seconds = time.perf_counter() - t0
+    tracemalloc.start()                 # a second pass for memory: tracing slows every allocation
+    evaluate_complexity(agent, "copy", c, instances=50, seed=1)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     print(f"complexity {c:>6d}: {seconds:6.2f} s, peak {peak / 2 ** 20:6.2f} MiB,"

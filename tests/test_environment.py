@@ -209,3 +209,17 @@ def test_reward_variant_needs_probabilities():
 def test_sample_rejects_short_complexity():
     with pytest.raises(ValueError, match="at least 3 for task 'addition3'"):
         make_task("addition3").sample(np.random.default_rng(0), np.array([2]))
+
+
+def test_long_instances_drawn_in_parts_are_the_same_kind():
+    from tinyalgo.instances import concatenate
+    task = make_task("addition")
+    rng = np.random.default_rng(0)
+    a, b = task.sample(rng, np.array([10, 12])), task.sample(rng, np.array([30]))
+    both = concatenate([a, b], task.vocab.NONE)
+    assert len(both) == 3 and both.targets.shape[1] == b.targets.shape[1]
+    assert (both.targets[0, a.n_outputs[0]:] == task.vocab.NONE).all()
+    env = Environment("addition", batch_size=3, complexity=2001, seed=0)      # drawn 4 at a time
+    from test_ground_truth import run_ground_truth
+    reasons, totals, n_out, _, _ = run_ground_truth(env)
+    assert (reasons == ALL_WRITTEN).all() and (totals == n_out).all()

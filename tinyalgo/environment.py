@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 
 from tinyalgo.complexity import FixedComplexity
-from tinyalgo.instances import Instances
+from tinyalgo.instances import Instances, concatenate
 from tinyalgo.interfaces import InputGrid, InputTape, OutputTape
 from tinyalgo.rewards import REWARDS, write_rewards
 from tinyalgo.tasks import Task, make_task
@@ -126,8 +126,10 @@ class Environment:
             big = getattr(self.sampler, "c", getattr(self.sampler, "hi", 0)) > 1000
             chunk = max(k, self.batch if big else 16 * self.batch, 1 if big else 256)
             c = self.sampler.draw(self.rng, chunk)
-            self._pool = self.task.sample(self.rng, c, level=getattr(self.sampler, "level", None),
-                                          low_accuracy=getattr(self.sampler, "low_accuracy", False))
+            kw = dict(level=getattr(self.sampler, "level", None), low_accuracy=getattr(self.sampler, "low_accuracy", False))
+            step = 4 if big else chunk            # long instances a few at a time: small temporaries
+            parts = [self.task.sample(self.rng, c[i:i + step], **kw) for i in range(0, chunk, step)]
+            self._pool = parts[0] if len(parts) == 1 else concatenate(parts, self.vocab.NONE)
             self._pool_pos = 0
             self._fit(self._pool)
         sl = slice(self._pool_pos, self._pool_pos + k)

@@ -53,6 +53,21 @@ class Instances:
         return Instances(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
 
 
+def concatenate(parts, none: int) -> Instances:
+    """One batch of the instances of ``parts`` (padded to the widest; targets
+    with the vocabulary's ``none``)."""
+    def pad(arrays, value):
+        width = max(a.shape[-1] for a in arrays)
+        return np.concatenate([np.pad(a, [(0, 0)] * (a.ndim - 1) + [(0, width - a.shape[-1])],
+                                      constant_values=value) for a in arrays])
+    return Instances(pad([p.cells for p in parts], -1), *(np.concatenate([getattr(p, f) for p in parts])
+                                                         for f in ("x0", "key")),
+                     pad([p.targets for p in parts], none),
+                     *(np.concatenate([getattr(p, f) for p in parts]) for f in ("n_outputs", "complexity")),
+                     pad([p.actions for p in parts], -1),
+                     *(np.concatenate([getattr(p, f) for p in parts]) for f in ("n_steps", "clock")))
+
+
 NO_CLOCK = np.iinfo(np.int64).max // 4
 
 
