@@ -32,6 +32,7 @@ from tinyalgo.rewards import REWARDS, write_rewards
 from tinyalgo.tasks import Task, make_task
 
 RUNNING, ALL_WRITTEN, WRONG_WRITE, TIMEOUT = 0, 1, 2, 3
+LANE_ROWS = ("x0", "key", "x", "y", "n_outputs", "index", "complexity", "clock", "time", "deadline", "n_correct")
 END_REASONS = ("running", "all written", "wrong write", "timeout")
 
 
@@ -86,13 +87,20 @@ class Environment:
         self.sampler = None
         self.set_complexity(task.min_complexity if complexity is None else complexity)
         self._lanes = np.arange(B)
-        # per-lane counters, one row each: steps taken in this episode, the
-        # step at which the episode times out (complexity + 2 steps after the
-        # last write or the start, REFERENCE 2.6), correct outputs so far
-        self._counters = np.zeros((3, B), dtype=np.int64)
-        self.time, self.deadline, self.n_correct = self._counters
-        self.complexity = np.zeros(B, dtype=np.int64)
-        self.clock = np.zeros(B, dtype=np.int64)
+        # Every per-lane integer lives in one array, a row each; the interfaces'
+        # attributes are views of their rows, so starting new instances in k
+        # lanes is one assignment.  time: steps taken in this episode;
+        # deadline: the step at which it times out (complexity + 2 steps after
+        # the last write or the start, REFERENCE 2.6); n_correct: right outputs.
+        board = self.input.board
+        owners = {"x0": board, "key": board, "x": self.input, "y": self.input,
+                  "n_outputs": self.output, "index": self.output}
+        self._lane = np.zeros((len(LANE_ROWS), B), dtype=np.int64)
+        for row, name in enumerate(LANE_ROWS):
+            owner = owners.get(name, self)
+            if hasattr(owner, name):
+                self._lane[row] = getattr(owner, name)
+            setattr(owner, name, self._lane[row])
         # the "previous step" fields of the observation (columns 1-4)
         self._fresh = np.array([self.vocab.NONE, 0, self.n_moves, 2], dtype=np.int64)
         self._memory = np.tile(self._fresh, (B, 1))
@@ -145,6 +153,11 @@ class Environment:
         if s > cap:
             self.gt_actions = np.pad(self.gt_actions, ((0, 0), (0, max(s, 2 * cap) - cap)), constant_values=-1)
         pool.actions = np.pad(pool.actions, ((0, 0), (0, self.gt_actions.shape[1] - s)), constant_values=-1)
+        init = np.zeros((len(LANE_ROWS), len(pool)), dtype=np.int64)     # each lane's row values at its start
+        for name, value in (("x0", pool.x0), ("key", pool.key), ("x", 1), ("y", 1), ("n_outputs", pool.n_outputs),
+                            ("complexity", pool.complexity), ("clock", pool.clock), ("deadline", pool.complexity + 2)):
+            init[LANE_ROWS.index(name)] = value
+        pool.lane_init = init
 
     def draw(self, k: int) -> Instances:
         """k fresh instances from the environment's sampler and generator."""
@@ -167,14 +180,11 @@ class Environment:
         if (pool.cells.shape[2], pool.targets.shape[1], pool.actions.shape[1]) != (
                 self.input.board.capacity, self.output.targets.shape[1], self.gt_actions.shape[1]):
             self._fit(pool)                            # a capacity grew since the pool was drawn
-        self.input.board.load(lanes, pool.cells[sl], pool.x0[sl], pool.key[sl])
-        self.input.start(lanes)
-        self.output.load(lanes, pool.targets[sl], pool.n_outputs[sl])
+        self.input.board.cells[lanes] = pool.cells[sl]          # the pool is fitted to the capacities
+        self.output.targets[lanes] = pool.targets[sl]
+        self.output.written[lanes] = self.vocab.NONE
         self.gt_actions[lanes] = pool.actions[sl]
-        self.complexity[lanes] = pool.complexity[sl]
-        self.clock[lanes] = pool.clock[sl]
-        self._counters[:, lanes] = 0
-        self.deadline[lanes] = self.complexity[lanes] + 2
+        self._lane[:, lanes] = pool.lane_init[:, sl]            # heads, counters, origins, output index
         self._memory[lanes] = self._fresh
         self.episodes_started += len(lanes)
 
