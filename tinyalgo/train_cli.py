@@ -18,7 +18,9 @@ SAVE_EVERY_SECONDS = 30.0
 
 
 def _dir(args, mode):
-    return args.out or os.path.join("runs", f"{mode}-{args.task}-{args.controller or 'default'}-s{args.seed}")
+    from tinyalgo.qtraining import default_controller
+    controller = args.controller or (default_controller(args.task) if mode == "q" else "gru")
+    return args.out or os.path.join("runs", f"{mode}-{args.task}-{controller}-s{args.seed}")
 
 
 def _save(path, controller_cls, config, params, extra):
