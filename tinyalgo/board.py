@@ -63,12 +63,13 @@ class Board:
         if fill not in FILLS:
             raise ValueError(f"fill must be one of {FILLS}; got {fill!r}")
         self.vocab, self.rows, self.fill, self.q_column = vocab, rows, fill, q_column
-        self.cells = np.full((batch, rows, 8), UNDEFINED if fill == "random" else 0, dtype=np.int8)
+        self.cells = np.full((batch, rows, 8), UNDEFINED, dtype=np.int8)
         self.x0 = np.zeros(batch, dtype=np.int64)
         self.key = np.zeros(batch, dtype=np.int64)
         self._lanes = np.arange(batch)
         self._const = {"e": vocab.E, "zero": 0}.get(fill)
         self._flat_base = self._lanes * (rows * self.capacity)
+        self.cells[:] = self.fit(self.cells, self.x0)      # an empty board follows its fill rule
 
     @property
     def capacity(self) -> int:
@@ -94,14 +95,6 @@ class Board:
                 out[np.flatnonzero(ok), :, col[ok]] = self.vocab.Q
         self._flat_base = self._lanes * (self.rows * self.capacity)
         return out
-
-    def load(self, lanes: np.ndarray, cells: np.ndarray, x0: np.ndarray, key: np.ndarray) -> None:
-        """Place defined cells (k, rows, w) with origins x0 (k,) in ``lanes`` (k,)."""
-        if cells.shape[2] != self.capacity:
-            cells = self.fit(cells, x0)
-        self.cells[lanes] = cells
-        self.x0[lanes] = x0
-        self.key[lanes] = key
 
     def read(self, x: np.ndarray, y: np.ndarray, lanes: np.ndarray = None) -> np.ndarray:
         """Symbols under positions x, y (n,) of ``lanes`` (n,); all B lanes by default."""

@@ -159,11 +159,6 @@ class Environment:
             init[LANE_ROWS.index(name)] = value
         pool.lane_init = init
 
-    def draw(self, k: int) -> Instances:
-        """k fresh instances from the environment's sampler and generator."""
-        pool, sl = self._draw(k)
-        return pool.take(sl)
-
     def load(self, instances: Instances, lanes=None) -> np.ndarray:
         """Start ``instances`` (k of them) in ``lanes`` (k,; default all) and
         return the observation; use it to give the environment canned boards."""

@@ -36,11 +36,6 @@ class InputGrid:
     def n_moves(self) -> int:
         return len(self.MOVES)
 
-    def start(self, lanes: np.ndarray) -> None:
-        """Put the heads of ``lanes`` back at the start cell (1, 1)."""
-        self.x[lanes] = 1
-        self.y[lanes] = 1
-
     def move(self, moves: np.ndarray) -> None:
         """Move every head one cell; ``moves`` (B,) in 0..n_moves-1."""
         self.x += self._dx[moves]
@@ -62,7 +57,8 @@ class OutputTape:
     """What B lanes have written so far, and the targets they must write.
 
     ``targets`` (B, n) padded with none; ``index`` (B,) is the position the
-    next write fills (the release's ``target_idx``, REFERENCE 4.1).
+    next write fills (the release's ``target_idx``, REFERENCE 4.1).  The
+    environment starts lanes by assigning targets, ``n_outputs`` and ``index``.
     """
 
     def __init__(self, batch: int, vocab: Vocabulary):
@@ -81,15 +77,6 @@ class OutputTape:
             self.targets = np.pad(self.targets, pad, constant_values=self.vocab.NONE)
             self.written = np.pad(self.written, pad, constant_values=self.vocab.NONE)
         return np.pad(targets, ((0, 0), (0, self.targets.shape[1] - n)), constant_values=self.vocab.NONE)
-
-    def load(self, lanes: np.ndarray, targets: np.ndarray, n_outputs: np.ndarray) -> None:
-        """New targets (k, n) for ``lanes`` (k,); clears what they wrote."""
-        if targets.shape[1] != self.targets.shape[1]:
-            targets = self.fit(targets)
-        self.targets[lanes] = targets
-        self.written[lanes] = self.vocab.NONE
-        self.n_outputs[lanes] = n_outputs
-        self.index[lanes] = 0
 
     @property
     def next_target(self) -> np.ndarray:
