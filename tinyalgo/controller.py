@@ -190,53 +190,63 @@ class Controller:
         H = self.config.units
         t_all = np.stack([c[4] for c in caches]).reshape(T * B, H)
         rows = np.stack([c[0] for c in caches]).reshape(T * B, -1) + self.config._offsets
-        embedded = P["embed.w"][rows].sum(axis=1) + P["embed.b"]          # layer 0's input, all steps
-        hid_all = embedded if core == "ff" else np.stack([c[3] for c in caches]).reshape(T * B, H)
         dq2 = dq.reshape(T * B, -1)
         ds = log_softmax_backward(dlogp, np.stack([c[5] for c in caches])).reshape(T * B, -1)
         grads = {"q.w": t_all.T @ dq2, "q.b": dq2.sum(0), "sym.w": t_all.T @ ds, "sym.b": ds.sum(0)}
         da = (dq2 @ P["q.w"].T + ds @ P["sym.w"].T) * (1.0 - t_all * t_all)
-        grads["extra.w"], grads["extra.b"] = hid_all.T @ da, da.sum(0)
-        dhidden = (da @ P["extra.w"].T).reshape(T, B, H)
+        grads["extra.b"] = da.sum(0)
         layers = self._layers()
         L = len(layers)
+        if L:
+            hid_all = np.stack([c[3] for c in caches]).reshape(T * B, H)
+            grads["extra.w"] = hid_all.T @ da
+            dhidden = (da @ P["extra.w"].T).reshape(T, B, H)
         n_state = {"gru": 1, "lstm": 2, "ff": 0}[core]
         dstate = [tuple(np.zeros((B, H), self.dtype) for _ in range(n_state)) for _ in range(L)]
         if dstate_final is not None:
             dstate = [tuple(np.array(a, dtype=self.dtype) for a in s) for s in dstate_final]
         width = {"gru": 3, "lstm": 4, "ff": 0}[core] * H
         pre = [np.empty((T, B, width), dtype=self.dtype) for _ in range(L)]   # pre-activation grads
+        wts = [cores.transposed(p) for p in layers]
         for t in range(T - 1, -1, -1):
             keep, layer_caches = caches[t][1], caches[t][2]
-            dx = dhidden[t]
+            dx = dhidden[t] if L else None
             for l in range(L - 1, -1, -1):
                 cache = layer_caches[l]
                 if core == "gru":           # layer 0's input gradient is computed for all steps at once below
-                    dx, dh, _, _, _ = cores.gru_step_backward_pre(dx + dstate[l][0], cache, pre[l][t], l > 0)
+                    dx, dh, _, _, _ = cores.gru_step_backward_pre(dx + dstate[l][0], cache, pre[l][t], l > 0, wts[l])
                     new = (dh,)
                 else:
                     dx, dh, dc, _ = cores.lstm_step_backward_pre(dx + dstate[l][0], dstate[l][1], cache,
-                                                                 pre[l][t], l > 0)
+                                                                 pre[l][t], l > 0, wts[l])
                     new = (dh, dc)
                 dstate[l] = new if keep is None else tuple(a * keep for a in new)   # no gradient across a reset
         for l in range(L):
-            xs = embedded if l == 0 else np.stack([c[2][l][0] for c in caches]).reshape(T * B, -1)
             hs = np.stack([c[2][l][1] for c in caches]).reshape(T * B, H)
             dpre = pre[l].reshape(T * B, -1)
+            db = dpre.sum(0)
+            if l > 0:               # layer 0's "wx" is the first matrix after the embedding: below
+                xs = np.stack([c[2][l][0] for c in caches]).reshape(T * B, -1)
+                grads[f"core{l}.wx"] = xs.T @ dpre
             if core == "gru":
                 dah, dcand = dpre[:, :2 * H], dpre[:, 2 * H:]
                 rhs = np.stack([c[2][l][4] for c in caches]).reshape(T * B, H)
-                g = {"wx": xs.T @ dpre, "bx": dpre.sum(0), "wh": hs.T @ dah, "bh": dah.sum(0),
-                     "whh": rhs.T @ dcand, "bhh": dcand.sum(0)}
+                g = {"bx": db, "wh": hs.T @ dah, "bh": db[:2 * H].copy(), "whh": rhs.T @ dcand, "bhh": db[2 * H:].copy()}
             else:
-                db = dpre.sum(0)
-                g = {"wx": xs.T @ dpre, "bx": db, "wh": hs.T @ dpre, "bh": db.copy()}
+                g = {"bx": db, "wh": hs.T @ dpre, "bh": db.copy()}
             for k, v in g.items():
                 grads[f"core{l}.{k}"] = v
-        de = (pre[0].reshape(T * B, -1) @ layers[0]["wx"].T) if L else dhidden.reshape(T * B, H)
+        # The embedding and the first matrix W after it (core0.wx, or extra.w
+        # for FF), from the gradient dA on W's pre-activation without ever
+        # forming the embedded inputs: with X = onehot @ E + e and A = X @ W,
+        # dW = E.T @ (onehot.T @ dA) + outer(e, sum dA) and dE = (onehot.T @ dA) @ W.T.
+        first = "core0.wx" if L else "extra.w"
+        dA = pre[0].reshape(T * B, -1) if L else da
         counts = np.zeros((T * B, P["embed.w"].shape[0]), dtype=self.dtype)
         counts[np.arange(T * B)[:, None], rows] = 1.0
-        grads["embed.w"], grads["embed.b"] = counts.T @ de, de.sum(0)
+        M0, s0 = counts.T @ dA, dA.sum(0)
+        grads[first] = P["embed.w"].T @ M0 + np.outer(P["embed.b"], s0)
+        grads["embed.w"], grads["embed.b"] = M0 @ P[first].T, s0 @ P[first].T
         return {k: grads[k] for k in P}, dstate        # already cut where step 0 reset
 
 

@@ -48,22 +48,34 @@ def gru_step_forward(x, h, p, ax=None):
     return h_new, (x, h, z, r, rh, c, p)
 
 
-def gru_step_backward_pre(dh_new, cache, dax=None, need_dx=True):
+def transposed(p) -> dict:
+    """Contiguous transposes of a core's weight matrices, {name: w.T}.
+
+    The backward recursion multiplies by every weight's transpose once per
+    step; a contiguous copy made once per BPTT is about a third faster in
+    the per-step products than the strided view ``w.T``."""
+    return {k: np.ascontiguousarray(v.T) for k, v in p.items() if k.startswith("w")}
+
+
+def gru_step_backward_pre(dh_new, cache, dax=None, need_dx=True, wt=None):
     """GRU backward to the inputs and the pre-activations: returns dx (B, D)
     (None unless ``need_dx``), dh (B, H), dax (B, 3H) (written into ``dax`` if
     given), dah = dax[:, :2H], dcand = dax[:, 2H:] (the candidate's
-    pre-activation, also the gradient of its ``(r * h) W_hh`` term)."""
+    pre-activation, also the gradient of its ``(r * h) W_hh`` term).
+    ``wt``: ``transposed(p)``, if the caller keeps one (faster)."""
     x, h, z, r, rh, c, p = cache
     H = h.shape[1]
+    if wt is None:
+        wt = {k: v.T for k, v in p.items() if k.startswith("w")}
     if dax is None:
         dax = np.empty((h.shape[0], 3 * H), dtype=h.dtype)
     dzr, dcand = dax[:, :2 * H], dax[:, 2 * H:]
     np.multiply(dh_new * z, 1.0 - c * c, out=dcand)
-    drh = dcand @ p["whh"].T
+    drh = dcand @ wt["whh"]
     np.multiply(dh_new * (c - h), z * (1.0 - z), out=dzr[:, :H])
     np.multiply(drh * h, r * (1.0 - r), out=dzr[:, H:])
-    dx = dax @ p["wx"].T if need_dx else None
-    dh = dh_new * (1.0 - z) + drh * r + dzr @ p["wh"].T
+    dx = dax @ wt["wx"] if need_dx else None
+    dh = dh_new * (1.0 - z) + drh * r + dzr @ wt["wh"]
     return dx, dh, dax, dzr, dcand
 
 
@@ -89,11 +101,13 @@ def lstm_step_forward(x, h, c, p, ax=None):
     return o * tc, c_new, (x, h, c, i, f, o, g, tc, p)
 
 
-def lstm_step_backward_pre(dh_new, dc_new, cache, da=None, need_dx=True):
+def lstm_step_backward_pre(dh_new, dc_new, cache, da=None, need_dx=True, wt=None):
     """LSTM backward to the inputs and the pre-activations: returns dx (B, D)
     (None unless ``need_dx``), dh (B, H), dc (B, H), da (B, 4H) (written into
-    ``da`` if given)."""
+    ``da`` if given).  ``wt``: ``transposed(p)``, if the caller keeps one."""
     x, h, c, i, f, o, g, tc, p = cache
+    if wt is None:
+        wt = {k: v.T for k, v in p.items() if k.startswith("w")}
     H = h.shape[1]
     if da is None:
         da = np.empty((h.shape[0], 4 * H), dtype=h.dtype)
@@ -102,7 +116,7 @@ def lstm_step_backward_pre(dh_new, dc_new, cache, da=None, need_dx=True):
     np.multiply(dc_total * c, f * (1.0 - f), out=da[:, H:2 * H])
     np.multiply(dh_new * tc, o * (1.0 - o), out=da[:, 2 * H:3 * H])
     np.multiply(dc_total * i, 1.0 - g * g, out=da[:, 3 * H:])
-    return (da @ p["wx"].T if need_dx else None), da @ p["wh"].T, dc_total * f, da
+    return (da @ wt["wx"] if need_dx else None), da @ wt["wh"], dc_total * f, da
 
 
 def lstm_step_backward(dh_new, dc_new, cache):
