@@ -38,6 +38,7 @@ class ControllerConfig:
     init: str = "torch"
     dtype: str = "float64"
     _offsets: np.ndarray = field(default=None, repr=False, compare=False)
+    _sizes: np.ndarray = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         self.obs_sizes = tuple(int(s) for s in self.obs_sizes)
@@ -54,6 +55,7 @@ class ControllerConfig:
         if self.dtype not in ("float32", "float64"):
             raise ValueError(f"dtype must be 'float32' or 'float64'; got {self.dtype!r}")
         self._offsets = field_offsets(self.obs_sizes)
+        self._sizes = np.array(self.obs_sizes, dtype=np.uint64)
 
     def to_dict(self) -> dict:
         return dict(obs_sizes=list(self.obs_sizes), n_actions=self.n_actions, n_symbols=self.n_symbols,
@@ -117,7 +119,7 @@ class Controller:
         F = len(self.config.obs_sizes)
         if obs.ndim != 2 or obs.shape[1] != F or obs.dtype.kind not in "iu":
             raise ValueError(f"obs must be an integer array of shape (B, {F}); got shape {obs.shape} of {obs.dtype}")
-        if ((obs < 0) | (obs >= np.array(self.config.obs_sizes))).any():
+        if (obs.astype(np.uint64, copy=False) >= self.config._sizes).any():      # negatives wrap around
             raise ValueError(f"obs values must be below the field sizes {self.config.obs_sizes}; got max per field"
                              f" {obs.max(axis=0).tolist()} and min {obs.min()}")
         return obs
@@ -207,7 +209,7 @@ class Controller:
             dstate = [tuple(np.array(a, dtype=self.dtype) for a in s) for s in dstate_final]
         width = {"gru": 3, "lstm": 4, "ff": 0}[core] * H
         pre = [np.empty((T, B, width), dtype=self.dtype) for _ in range(L)]   # pre-activation grads
-        wts = [cores.transposed(p) for p in layers]
+        wts = [cores.transposed(p, skip=() if l else ("wx",)) for l, p in enumerate(layers)]
         for t in range(T - 1, -1, -1):
             keep, layer_caches = caches[t][1], caches[t][2]
             dx = dhidden[t] if L else None
@@ -268,10 +270,8 @@ class FrozenController:
     def first_preactivation(self, obs):
         """embedding(obs) @ W + b for the first matrix W after the embedding:
         a sum of F gathered rows of M.  obs int (B, F) -> (B, k)."""
-        rows = obs + self.config._offsets
-        a0 = self.M[rows[:, 0]] + self.m0
-        for f in range(1, rows.shape[1]):
-            a0 += self.M[rows[:, f]]
+        a0 = np.take(self.M, obs + self.config._offsets, axis=0).sum(axis=1)
+        a0 += self.m0
         return a0
 
     def infer(self, obs, state, reset=None):

@@ -48,13 +48,14 @@ def gru_step_forward(x, h, p, ax=None):
     return h_new, (x, h, z, r, rh, c, p)
 
 
-def transposed(p) -> dict:
-    """Contiguous transposes of a core's weight matrices, {name: w.T}.
+def transposed(p, skip=()) -> dict:
+    """Contiguous transposes of a core's weight matrices, {name: w.T}
+    (except the names in ``skip``).
 
     The backward recursion multiplies by every weight's transpose once per
     step; a contiguous copy made once per BPTT is about a third faster in
     the per-step products than the strided view ``w.T``."""
-    return {k: np.ascontiguousarray(v.T) for k, v in p.items() if k.startswith("w")}
+    return {k: np.ascontiguousarray(v.T) for k, v in p.items() if k.startswith("w") and k not in skip}
 
 
 def gru_step_backward_pre(dh_new, cache, dax=None, need_dx=True, wt=None):
