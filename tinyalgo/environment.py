@@ -132,7 +132,7 @@ class Environment:
         """k fresh instances as (pool, slice): drawn a chunk at a time (vectorised)."""
         if self._pool is None or self._pool_pos + k > len(self._pool):
             big = getattr(self.sampler, "c", getattr(self.sampler, "hi", 0)) > 1000
-            chunk = max(k, self.batch if big else 16 * self.batch, 1 if big else 256)
+            chunk = max(k, self.batch if big else 64 * self.batch, 1 if big else 1024)   # ~0.3 us an instance
             c = self.sampler.draw(self.rng, chunk)
             kw = dict(level=getattr(self.sampler, "level", None), low_accuracy=getattr(self.sampler, "low_accuracy", False))
             step = 4 if big else chunk            # long instances a few at a time: small temporaries
@@ -227,7 +227,7 @@ class Environment:
         if high is not None:
             if a.dtype != np.int64:
                 a = a.astype(np.int64)
-            if (a.view(np.uint64) >= high).any():        # negatives viewed as unsigned are huge
+            if a.view(np.uint64).max() >= high:          # negatives viewed as unsigned are huge
                 raise ValueError(f"{name} must be in 0..{high - 1}; got values from {a.min()} to {a.max()}")
         return a
 
