@@ -1,17 +1,21 @@
 """Microseconds per time step (all B lanes) of the hand-written controllers.
 
-    python benchmarks/bench_bptt.py
+    python benchmarks/bench_bptt.py [--default-malloc]
 
 Forward (training mode, with caches) and forward + backward (BPTT) over
 T = 50 steps of B = 20 lanes, for FF, GRU and LSTM at 200 units in float32 and
-float64; and the inference forward at B = 50.  Median of repeats.
+float64; and the inference forward at B = 50.  Median of repeats.  The
+allocator is tuned as the trainers tune it (``tinyalgo.memory``) unless
+``--default-malloc`` is given.
 """
 import statistics
+import sys
 import time
 
 import numpy as np
 
 from tinyalgo.controller import Controller, ControllerConfig
+from tinyalgo.memory import keep_freed_memory
 
 SIZES, ACTIONS, SYMBOLS = (17, 17, 2, 5, 3), 8, 17
 
@@ -57,6 +61,8 @@ def bench(core, dtype, units=200, B=20, T=50, B_infer=50):
 
 
 if __name__ == "__main__":
+    if "--default-malloc" not in sys.argv:
+        keep_freed_memory()                 # as the trainers do (tinyalgo/memory.py)
     print(f"{'core':5s} {'dtype':8s} {'forward us':>11s} {'fwd+bwd us':>11s} {'infer B=50 us':>14s}   (per step, 200 units, B=20, T=50)")
     for core in ("ff", "gru", "lstm"):
         for dtype in ("float32", "float64"):

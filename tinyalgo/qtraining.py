@@ -37,6 +37,7 @@ from tinyalgo.complexity import FixedComplexity
 from tinyalgo.curriculum import Curriculum
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
+from tinyalgo.memory import keep_freed_memory
 from tinyalgo.optim import scale_gradients, sgd_step
 from tinyalgo.supervised import make_controller
 from tinyalgo.tasks import TASKS, make_task
@@ -135,6 +136,7 @@ class QTrainer:
 
     def __init__(self, cfg: QConfig, controller=None, state: RunState = None, log=print):
         self.cfg, self.log = cfg, log
+        keep_freed_memory()                       # rollouts reuse the heap instead of page-faulting
         self.task = make_task(cfg.task, cfg.base, **({"extra_curriculum": cfg.extra_curriculum}
                                                       if cfg.task == "addition3" else {}))
         self.test_task = make_task(cfg.task, cfg.base, **({"extra_curriculum": False}

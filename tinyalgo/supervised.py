@@ -22,6 +22,7 @@ from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.curriculum import Curriculum
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
+from tinyalgo.memory import keep_freed_memory
 from tinyalgo.optim import scale_gradients, sgd_step
 
 
@@ -87,6 +88,7 @@ def supervised_rollout(controller, env, obs, state, reset, T):
 def train_supervised(cfg: SupervisedConfig, log=print, should_stop=lambda: False):
     """Train with the curriculum until ``cfg.target`` is solved or the budget
     is spent.  Returns (controller, report dict)."""
+    keep_freed_memory()                           # rollouts reuse the heap instead of page-faulting
     rng = np.random.default_rng(cfg.seed)
     env = Environment(cfg.task, batch_size=cfg.batch, base=cfg.base, seed=int(rng.integers(2 ** 31)))
     curriculum = Curriculum(start=cfg.start, increment=cfg.increment, minimum=env.task.min_complexity)
