@@ -32,7 +32,8 @@ from tinyalgo.rewards import REWARDS, write_rewards
 from tinyalgo.tasks import Task, make_task
 
 RUNNING, ALL_WRITTEN, WRONG_WRITE, TIMEOUT = 0, 1, 2, 3
-LANE_ROWS = ("x0", "key", "x", "y", "n_outputs", "index", "complexity", "clock", "time", "deadline", "n_correct")
+LANE_ROWS = ("x0", "key", "x", "y", "n_outputs", "index", "complexity", "clock", "time", "deadline", "patience",
+             "n_correct")
 END_REASONS = ("running", "all written", "wrong write", "timeout")
 
 
@@ -91,7 +92,8 @@ class Environment:
         # attributes are views of their rows, so starting new instances in k
         # lanes is one assignment.  time: steps taken in this episode;
         # deadline: the step at which it times out (complexity + 2 steps after
-        # the last write or the start, REFERENCE 2.6); n_correct: right outputs.
+        # the last write or the start, REFERENCE 2.6), patience = complexity + 2;
+        # n_correct: right outputs.
         board = self.input.board
         owners = {"x0": board, "key": board, "x": self.input, "y": self.input,
                   "n_outputs": self.output, "index": self.output}
@@ -155,7 +157,8 @@ class Environment:
         pool.actions = np.pad(pool.actions, ((0, 0), (0, self.gt_actions.shape[1] - s)), constant_values=-1)
         init = np.zeros((len(LANE_ROWS), len(pool)), dtype=np.int64)     # each lane's row values at its start
         for name, value in (("x0", pool.x0), ("key", pool.key), ("x", 1), ("y", 1), ("n_outputs", pool.n_outputs),
-                            ("complexity", pool.complexity), ("clock", pool.clock), ("deadline", pool.complexity + 2)):
+                            ("complexity", pool.complexity), ("clock", pool.clock), ("deadline", pool.complexity + 2),
+                            ("patience", pool.complexity + 2)):
             init[LANE_ROWS.index(name)] = value
         pool.lane_init = init
 
@@ -177,7 +180,6 @@ class Environment:
             self._fit(pool)                            # a capacity grew since the pool was drawn
         self.input.board.cells[lanes] = pool.cells[sl]          # the pool is fitted to the capacities
         self.output.targets[lanes] = pool.targets[sl]
-        self.output.written[lanes] = self.vocab.NONE
         self.gt_actions[lanes] = pool.actions[sl]
         self._lane[:, lanes] = pool.lane_init[:, sl]            # heads, counters, origins, output index
         self._memory[lanes] = self._fresh
@@ -257,21 +259,24 @@ class Environment:
             symbols = self._check("symbols", symbols, "iu", (B,), self.vocab.size)
         if self.reward_kind != "binary" and any_write:
             probs = self._check("probs", probs, "f", (B, self.vocab.size), None)
-        target = self.output.next_target
-        correct = self.output.write(write, symbols, target)
+        out = self.output
+        target = out.targets[self._lanes, out.index]                 # int8: what a write must produce now
+        correct = out.write(write, symbols, target, record=False)    # live episodes only ever wrote targets
         reward = write_rewards(self.reward_kind, write, correct, target, probs, self.vocab.base)
         self.n_correct += correct
         self.time += 1
-        np.copyto(self.deadline, self.time + self.complexity + 2, where=write)
+        np.copyto(self.deadline, self.time + self.patience, where=write)
         self.input.move(move)
-        wrong = write ^ correct
-        finished = self.output.index >= self.output.n_outputs
-        timeout = self.time >= self.deadline
-        done = wrong | finished | timeout
-        reason = np.where(wrong, WRONG_WRITE, np.where(finished, ALL_WRITTEN, timeout * TIMEOUT))
+        # why lanes end (REFERENCE 2.6), in order of precedence: a wrong write,
+        # all targets written, the timeout
+        reason = (self.time >= self.deadline) * TIMEOUT
+        reason[out.index >= out.n_outputs] = ALL_WRITTEN
+        reason[write > correct] = WRONG_WRITE
+        done = reason > 0
         n_correct = self.n_correct.copy()
         obs = np.empty((B, 5), dtype=np.int64)
-        obs[:, 1] = np.where(write, symbols, self.vocab.NONE)
+        obs[:, 1] = self.vocab.NONE
+        np.copyto(obs[:, 1], symbols, where=write)
         obs[:, 2] = self._memory[:, 1]
         if explored is not None:
             obs[:, 2] |= explored

@@ -52,6 +52,10 @@ class InputTape(InputGrid):
     MOVES = ((-1, 0), (1, 0))
     MOVE_NAMES = ("left", "right")
 
+    def move(self, moves: np.ndarray) -> None:
+        """Move every head one cell along the tape; ``moves`` (B,) in 0..1."""
+        self.x += self._dx[moves]
+
 
 class OutputTape:
     """What B lanes have written so far, and the targets they must write.
@@ -88,14 +92,18 @@ class OutputTape:
         """Outputs still to produce (B,), counting the next one: the paper's V-hat."""
         return self.n_outputs - self.index
 
-    def write(self, mask: np.ndarray, symbols: np.ndarray, target: np.ndarray = None) -> np.ndarray:
+    def write(self, mask: np.ndarray, symbols: np.ndarray, target: np.ndarray = None,
+              record: bool = True) -> np.ndarray:
         """Write ``symbols`` (B,) on the lanes where ``mask`` (B,) is True.
 
         Returns the bool array (B,) of correct writes; every write, right or
-        wrong, advances its lane's ``index`` (REFERENCE 2.4).
+        wrong, advances its lane's ``index`` (REFERENCE 2.4).  ``record=False``
+        skips keeping the symbols in ``written``: the environment ends an
+        episode at its first wrong write, so what a live episode has written
+        is always ``targets[:index]``.
         """
         correct = mask & (symbols == (self.next_target if target is None else target))
-        # position ``index`` is still empty (none): lanes that do not write leave it so
-        self.written[self._lanes, self.index] = np.where(mask, symbols, self.vocab.NONE)
+        if record:      # position ``index`` is still empty (none): lanes that do not write leave it so
+            self.written[self._lanes, self.index] = np.where(mask, symbols, self.vocab.NONE)
         self.index += mask
         return correct

@@ -36,10 +36,9 @@ def render_lane(env: Environment, lane: int = 0, half_width: int = 8, half_heigh
                        for x, c in zip(xs, row))
         lines.append(f"y={y:<3d} {text}")
     n, k = int(env.n_outputs[lane]), int(env.target_index[lane])
-    targets, written = env.output.targets[lane, :n], env.output.written[lane, :k]
+    targets = env.output.targets[lane, :n]
     lines.append("Y: " + v.to_chars(targets))
-    marks = "".join(v.chars[w] if w == t else "!" for w, t in zip(written, targets))
-    lines.append("P: " + marks)
+    lines.append("P: " + v.to_chars(targets[:k]))   # an episode ends at its first wrong write
     if q_values is not None:
         q = np.asarray(q_values)
         lines.append("Q: " + "  ".join(f"{action_name(a, env.n_moves)}={q[a]:.2f}" for a in range(len(q))))
