@@ -45,10 +45,25 @@ def test_resume_continues_the_same_run():
     (dict(discount="0.5"), "discount must be one of dynamic, 1, 0.99, 0.95"),
     (dict(q="sarsa"), "q must be one of watkins, one-step"),
     (dict(batch=0), "batch must be at least 1"),
+    (dict(exploration="greedy"), "exploration must be one of constant, release"),
 ])
 def test_bad_config(kw, message):
     with pytest.raises(ValueError, match=message):
         QConfig(**kw)
+
+
+def test_exploration_schedules():
+    """constant: epsilon on every training lane throughout (the paper); release:
+    0 once the validation characters are all right, or >= 90% after the penalty
+    switch (the Torch release under LuaJIT, REFERENCE 4.4 and 8.5)."""
+    constant = QTrainer(small(), log=lambda s: None)
+    release = QTrainer(small(exploration="release"), log=lambda s: None)
+    for acc, penalty_on, expected in [(0.5, False, 0.05), (0.95, False, 0.05), (0.95, True, 0.0),
+                                      (1.0, False, 0.0), (0.85, True, 0.05)]:
+        for trainer in (constant, release):
+            trainer.state.val_char_accuracy, trainer.state.penalty_on = acc, penalty_on
+        assert constant.epsilon() == 0.05
+        assert release.epsilon() == expected, (acc, penalty_on)
 
 
 def test_default_controller_follows_the_paper():

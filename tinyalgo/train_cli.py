@@ -39,7 +39,8 @@ def train_qlearning(args) -> int:
         controller, extra = load_checkpoint(ckpt)
         if extra.get("mode") != "qlearning":
             raise ValueError(f"{ckpt} is not a Q-learning run (mode {extra.get('mode')!r})")
-        cfg = QConfig(**{**extra["config"], "report_lengths": tuple(extra["config"]["report_lengths"]),
+        saved = {"exploration": "release", **extra["config"]}     # runs saved before the option explored so
+        cfg = QConfig(**{**saved, "report_lengths": tuple(saved["report_lengths"]),
                          **({"budget": args.budget} if args.budget is not None else {})})
         state = RunState(**extra["run"])
         trainer = QTrainer(cfg, controller=controller, state=state, log=print)
@@ -47,7 +48,7 @@ def train_qlearning(args) -> int:
     else:
         cfg = QConfig(task=args.task, controller=args.controller or "", units=args.units, layers=args.layers,
                       base=args.base, seed=args.seed, discount=args.discount, q=args.q, penalty=args.penalty,
-                      reward=args.reward, dtype=args.dtype,
+                      reward=args.reward, exploration=args.exploration, dtype=args.dtype,
                       **({"budget": args.budget} if args.budget is not None else {}))
         trainer = QTrainer(cfg, log=print)
         print(f"Q-learning {cfg.task} (base {cfg.base}) with a {cfg.controller.upper()}-{cfg.units} controller,"
@@ -154,7 +155,7 @@ def cmd_experiment(args) -> int:
 
 def register(sub) -> None:
     from tinyalgo.cli import _int_at_least, add_task_arguments
-    from tinyalgo.qtraining import DISCOUNTS, Q_KINDS
+    from tinyalgo.qtraining import DISCOUNTS, EXPLORATIONS, Q_KINDS
     from tinyalgo.rewards import REWARDS
 
     train = sub.add_parser("train", help="train a controller (Q-learning by default)",
@@ -171,6 +172,9 @@ def register(sub) -> None:
     train.add_argument("--q", choices=Q_KINDS, default="watkins")
     train.add_argument("--penalty", action=argparse.BooleanOptionalAction, default=True)
     train.add_argument("--reward", choices=REWARDS, default="binary")
+    train.add_argument("--exploration", choices=EXPLORATIONS, default="constant",
+                       help="constant: epsilon 0.05 on every training lane (paper); release: 0 once validation"
+                            " characters are right (>= 90%% after the penalty switch), as the Torch release")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--budget", type=_int_at_least(0), default=None,
                        help="characters (lane-steps) of training; default 3e7 (Q), 3e6 (supervised)")
