@@ -156,9 +156,10 @@ class Environment:
             self.gt_actions = np.pad(self.gt_actions, ((0, 0), (0, max(s, 2 * cap) - cap)), constant_values=-1)
         pool.actions = np.pad(pool.actions, ((0, 0), (0, self.gt_actions.shape[1] - s)), constant_values=-1)
         init = np.zeros((len(LANE_ROWS), len(pool)), dtype=np.int64)     # each lane's row values at its start
+        patience = pool.complexity + 2                                     # the timeout rule, REFERENCE 2.6
         for name, value in (("x0", pool.x0), ("key", pool.key), ("x", 1), ("y", 1), ("n_outputs", pool.n_outputs),
-                            ("complexity", pool.complexity), ("clock", pool.clock), ("deadline", pool.complexity + 2),
-                            ("patience", pool.complexity + 2)):
+                            ("complexity", pool.complexity), ("clock", pool.clock), ("deadline", patience),
+                            ("patience", patience)):
             init[LANE_ROWS.index(name)] = value
         pool.lane_init = init
 

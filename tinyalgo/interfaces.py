@@ -62,7 +62,9 @@ class OutputTape:
 
     ``targets`` (B, n) padded with none; ``index`` (B,) is the position the
     next write fills (the release's ``target_idx``, REFERENCE 4.1).  The
-    environment starts lanes by assigning targets, ``n_outputs`` and ``index``.
+    environment starts lanes by assigning targets, ``n_outputs`` and ``index``,
+    and writes with ``record=False``: there ``written`` is not kept up to
+    date (what a live episode has written is ``targets[:index]``).
     """
 
     def __init__(self, batch: int, vocab: Vocabulary):
