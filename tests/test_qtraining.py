@@ -46,10 +46,42 @@ def test_resume_continues_the_same_run():
     (dict(q="sarsa"), "q must be one of watkins, one-step"),
     (dict(batch=0), "batch must be at least 1"),
     (dict(exploration="greedy"), "exploration must be one of constant, release"),
+    (dict(gamma=0.0), r"gamma must be in \(0, 1\]"),
+    (dict(gamma=1.5), r"gamma must be in \(0, 1\]"),
+    (dict(confirm_length=-1), "confirm_length must be 0"),
 ])
 def test_bad_config(kw, message):
     with pytest.raises(ValueError, match=message):
         QConfig(**kw)
+
+
+def test_confirm_length_trains_on_past_the_papers_solve():
+    """With confirm_length the run does not stop at the paper's solve (length
+    20 here) but goes on until 50 instances of the longer length pass too."""
+    lines = []
+    trainer = QTrainer(small(confirm_length=60), log=lines.append)
+    state = trainer.run()
+    assert state.solved_at is not None and state.confirmed_at is not None, "\n".join(lines[-15:])
+    assert state.confirmed_at["chars"] >= state.solved_at["chars"]
+    confirms = [h["confirm_solved"] for h in trainer.curriculum.history if "confirm_solved" in h]
+    assert confirms[-1] == 1.0 and all(c < 1.0 for c in confirms[:-1])
+    assert trainer.evaluate(60, 50)["solved"] > 0.9
+
+
+def test_the_dynamic_discount_carries_gamma():
+    """QConfig.gamma is the paper's gamma in gamma * V'/V (1 in the release)."""
+    from tinyalgo import qlearning
+    from tinyalgo.qtraining import q_targets
+    rng = np.random.default_rng(0)
+    T, B = 6, 3
+    r, q = rng.integers(0, 2, (T, B)).astype(float), rng.random((T + 1, B))
+    v = np.arange(T + 1, 0, -1)[:, None] * np.ones((1, B))
+    explore, term = rng.random((T + 1, B)) < 0.3, np.zeros((T, B), bool)
+    got = q_targets(QConfig(gamma=0.9), r, q, v, explore, term)
+    np.testing.assert_allclose(got, qlearning.watkins_targets(r, q, explore, term, gamma=0.9, v_hat=v))
+    assert not np.allclose(got, q_targets(QConfig(), r, q, v, explore, term))
+    one_step = q_targets(QConfig(gamma=0.9, q="one-step"), r, q, v, explore, term)
+    np.testing.assert_allclose(one_step[:-1], r[:-1] / v[:-2] + 0.9 * v[1:-1] / v[:-2] * q[1:-1])
 
 
 def test_exploration_schedules():

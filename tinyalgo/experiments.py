@@ -42,10 +42,12 @@ class Job:
     seed: int
     budget: int
     out_dir: str = ""
+    gamma: float = 1.0            # the dynamic discount's gamma (QConfig.gamma)
+    confirm_length: int = 0       # QConfig.confirm_length
 
 
-def table1_jobs(tasks, columns, seeds, budget, out_dir=""):
-    """Every (task, column, seed) as a Job."""
+def table1_jobs(tasks, columns, seeds, budget, out_dir="", **options):
+    """Every (task, column, seed) as a Job; ``options``: gamma, confirm_length."""
     for name in columns:
         if name not in TABLE1_COLUMNS:
             raise ValueError(f"unknown Table 1 column {name!r}; allowed: {', '.join(TABLE1_COLUMNS)}")
@@ -53,7 +55,7 @@ def table1_jobs(tasks, columns, seeds, budget, out_dir=""):
         if task not in TABLE1_ROWS:
             raise ValueError(f"unknown task {task!r}; allowed: {', '.join(TABLE1_ROWS)}")
     # seeds outside tasks: a sweep cut short still covers every task
-    return [Job(t, c, s, budget, out_dir) for c in columns for s in seeds for t in tasks]
+    return [Job(t, c, s, budget, out_dir, **options) for c in columns for s in seeds for t in tasks]
 
 
 def run_table1_job(job: Job) -> dict:
@@ -62,7 +64,8 @@ def run_table1_job(job: Job) -> dict:
 
     units, discount, q, penalty = TABLE1_COLUMNS[job.column]
     cfg = QConfig(task=job.task, controller=TABLE1_ROWS[job.task], units=units, discount=discount, q=q,
-                  penalty=penalty, seed=job.seed, budget=job.budget)
+                  penalty=penalty, seed=job.seed, budget=job.budget, gamma=job.gamma,
+                  confirm_length=job.confirm_length)
     lines = []
     trainer = QTrainer(cfg, log=lines.append)
     trainer.run()

@@ -65,6 +65,7 @@ class QConfig:
     seed: int = 0
     batch: int = 20
     discount: str = "dynamic"
+    gamma: float = 1.0            # the paper's gamma in gamma * V-hat'/V-hat (dynamic discount only; release: 1)
     q: str = "watkins"
     lam: float = 1.0
     penalty: bool = True
@@ -83,6 +84,7 @@ class QConfig:
     val_instances: int = 50
     test_length: int = 100        # solved = 50 fresh instances of this length, all perfect
     report_lengths: tuple = (100, 1000)
+    confirm_length: int = 0       # > 0: after the paper's solve, train on until this length passes too
     max_rollout: int = 49
     extra_curriculum: bool = True
     dtype: str = "float32"
@@ -101,6 +103,10 @@ class QConfig:
         for name in ("batch", "units", "validate_every", "val_instances", "test_length", "max_rollout"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1; got {getattr(self, name)}")
+        if not 0.0 < self.gamma <= 1.0:
+            raise ValueError(f"gamma must be in (0, 1]; got {self.gamma}")
+        if self.confirm_length < 0:
+            raise ValueError(f"confirm_length must be 0 (stop at the paper's solve) or a length; got {self.confirm_length}")
         if self.budget < 0:
             raise ValueError(f"budget must be a non-negative number of characters; got {self.budget}")
         self.report_lengths = tuple(int(x) for x in self.report_lengths)
@@ -110,11 +116,12 @@ def q_targets(cfg: QConfig, rewards, q_max, v_hat, exploratory, terminal):
     """The Q targets (T, B) of the configured variant (paper 6.1-6.2)."""
     if cfg.q == "watkins":
         if cfg.discount == "dynamic":
-            return qlearning.watkins_targets(rewards, q_max, exploratory, terminal, v_hat=v_hat, lam=cfg.lam)
+            return qlearning.watkins_targets(rewards, q_max, exploratory, terminal, gamma=cfg.gamma, v_hat=v_hat,
+                                             lam=cfg.lam)
         return qlearning.watkins_targets(rewards, q_max, exploratory, terminal, gamma=float(cfg.discount),
                                          lam=cfg.lam)
     if cfg.discount == "dynamic":
-        return qlearning.dynamic_one_step_targets(rewards, q_max, v_hat, terminal)
+        return qlearning.dynamic_one_step_targets(rewards, q_max, v_hat, terminal, cfg.gamma)
     return qlearning.one_step_targets(rewards, q_max, terminal, float(cfg.discount))
 
 
@@ -131,6 +138,7 @@ class RunState:
     penalty_on: bool = False
     val_char_accuracy: float = 0.0
     solved_at: dict = None
+    confirmed_at: dict = None
     done: bool = False
     evaluations: list = field(default_factory=list)
 
@@ -272,13 +280,29 @@ class QTrainer:
                  f"  chars {val['char_accuracy']:6.1%}  eps {self.epsilon():.2f}"
                  f"  trained {s.chars:>10d} chars  {s.chars / max(elapsed, 1e-9):7.0f} chars/s")
         if advanced:
+            self._test(elapsed)
+
+    def _test(self, elapsed: float) -> None:
+        """After an advance: the paper's test (50 fresh instances of length
+        ``test_length``, all right) solves the run; with ``confirm_length``
+        the run goes on until that length passes as well."""
+        cfg, s = self.cfg, self.state
+        if s.solved_at is None:
             test = self.evaluate(cfg.test_length, cfg.val_instances)
             self.curriculum.history[-1]["test_solved"] = test["solved"]
-            if test["solved"] == 1.0:
-                s.solved_at = dict(seconds=round(elapsed, 2), chars=s.chars, level=self.curriculum.level)
-                s.done = True
-                self.log(f"[{elapsed:7.1f}s] SOLVED: {cfg.val_instances} of {cfg.val_instances} test instances of length {cfg.test_length}"
-                         f" after {s.chars} characters")
+            if test["solved"] < 1.0:
+                return
+            s.solved_at = dict(seconds=round(elapsed, 2), chars=s.chars, level=self.curriculum.level)
+            self.log(f"[{elapsed:7.1f}s] SOLVED: {cfg.val_instances} of {cfg.val_instances} test instances of length"
+                     f" {cfg.test_length} after {s.chars} characters")
+        if cfg.confirm_length:
+            test = self.evaluate(cfg.confirm_length, cfg.val_instances)
+            self.curriculum.history[-1]["confirm_solved"] = test["solved"]
+            self.log(f"[{elapsed:7.1f}s] length {cfg.confirm_length}: solved {test['solved']:6.1%}")
+            if test["solved"] < 1.0:
+                return
+            s.confirmed_at = dict(seconds=round(elapsed, 2), chars=s.chars, level=self.curriculum.level)
+        s.done = True
 
     def run(self, should_stop=lambda: False, on_boundary=lambda trainer: None) -> RunState:
         """Train until solved, out of budget, or ``should_stop()`` at a boundary."""

@@ -48,7 +48,8 @@ def train_qlearning(args) -> int:
     else:
         cfg = QConfig(task=args.task, controller=args.controller or "", units=args.units, layers=args.layers,
                       base=args.base, seed=args.seed, discount=args.discount, q=args.q, penalty=args.penalty,
-                      reward=args.reward, exploration=args.exploration, dtype=args.dtype,
+                      reward=args.reward, exploration=args.exploration, dtype=args.dtype, gamma=args.gamma,
+                      confirm_length=args.confirm_length,
                       **({"budget": args.budget} if args.budget is not None else {}))
         trainer = QTrainer(cfg, log=print)
         print(f"Q-learning {cfg.task} (base {cfg.base}) with a {cfg.controller.upper()}-{cfg.units} controller,"
@@ -145,12 +146,23 @@ def cmd_experiment(args) -> int:
         write_table1(rows, out, budget, command)
         print(open(os.path.join(out, "table1.md")).read())
         return 0
-    jobs = table1_jobs(args.tasks or list(TABLE1_ROWS), args.columns, seeds, budget, out)
+    jobs = table1_jobs(args.tasks or list(TABLE1_ROWS), args.columns, seeds, budget, out,
+                       gamma=args.gamma, confirm_length=args.confirm_length)
     print(f"Table 1: {len(jobs)} runs, {args.workers} worker processes -> {out}")
     rows = run_sweep(jobs, workers=args.workers, on_result=lambda rows: write_table1(rows, out, budget, command))
     write_table1(rows, out, budget, command)
     print(open(os.path.join(out, "table1.md")).read())
     return 0
+
+
+def _unit_interval(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1]; got {text!r}")
+    return value
 
 
 def register(sub) -> None:
@@ -175,6 +187,11 @@ def register(sub) -> None:
     train.add_argument("--exploration", choices=EXPLORATIONS, default="constant",
                        help="constant: epsilon 0.05 on every training lane (paper); release: 0 once validation"
                             " characters are right (>= 90%% after the penalty switch), as the Torch release")
+    train.add_argument("--gamma", type=_unit_interval, default=1.0,
+                       help="the paper's gamma in gamma * V'/V of the dynamic discount (default 1, the release)")
+    train.add_argument("--confirm-length", type=_int_at_least(0), default=0, metavar="L",
+                       help="after the paper's solve (length 100), train on until 50 instances of length L pass"
+                            " too (default 0: stop at the paper's solve)")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--budget", type=_int_at_least(0), default=None,
                        help="characters (lane-steps) of training; default 3e7 (Q), 3e6 (supervised)")
@@ -207,6 +224,9 @@ def register(sub) -> None:
     ex.add_argument("--first-seed", type=int, default=0)
     ex.add_argument("--budget", type=_int_at_least(1), default=None,
                     help="characters per run (default 3e7 for table1, 3e6 for figure3)")
+    ex.add_argument("--gamma", type=_unit_interval, default=1.0, help="table1: gamma of the dynamic discount")
+    ex.add_argument("--confirm-length", type=_int_at_least(0), default=0, metavar="L",
+                    help="table1: after the paper's solve, train on until length L passes too")
     ex.add_argument("--workers", type=_int_at_least(1), default=2)
     ex.add_argument("--out", default=None, help="default figures/table1 (table1) or figures (figure3)")
     ex.add_argument("--merge", default=None, metavar="CSV",
