@@ -119,7 +119,8 @@ class Controller:
         F = len(self.config.obs_sizes)
         if obs.ndim != 2 or obs.shape[1] != F or obs.dtype.kind not in "iu":
             raise ValueError(f"obs must be an integer array of shape (B, {F}); got shape {obs.shape} of {obs.dtype}")
-        if (obs.astype(np.uint64, copy=False) >= self.config._sizes).any():      # negatives wrap around
+        unsigned = obs.view(obs.dtype.str.replace("i", "u")) if obs.flags.c_contiguous else obs.astype(np.uint64)
+        if (unsigned >= self.config._sizes).any():                                # negatives wrap around
             raise ValueError(f"obs values must be below the field sizes {self.config.obs_sizes}; got max per field"
                              f" {obs.max(axis=0).tolist()} and min {obs.min()}")
         return obs
@@ -144,26 +145,38 @@ class Controller:
         keep = None if reset is None else (~np.asarray(reset, dtype=bool))[:, None].astype(self.dtype)
         if fold is None:
             x, _ = onehot_affine_forward(obs, self.config._offsets, P["embed.w"], P["embed.b"])
-            a0 = None
+            a0, W, b = None, None, None
         else:
             x, a0 = None, fold.first_preactivation(obs)
+            W, b = fold.heads_w, fold.heads_b
         layer_caches, new_state = [], []
         for l, (p, s) in enumerate(zip(self._layers(), state)):
             if keep is not None:
                 s = tuple(a * keep for a in s)          # the episode barrier
             ax = a0 if l == 0 else None
             if core == "gru":
-                h, cache = cores.gru_step_forward(x, s[0], p, ax=ax)
+                h, cache = cores.gru_step_forward(x, s[0], p, ax=ax, biases_in_ax=ax is not None)
                 new_state.append((h,))
             else:
-                h, c, cache = cores.lstm_step_forward(x, s[0], s[1], p, ax=ax)
+                h, c, cache = cores.lstm_step_forward(x, s[0], s[1], p, ax=ax, biases_in_ax=ax is not None)
                 new_state.append((h, c))
             layer_caches.append(cache)
             x = h
         hidden = x             # None for FF with a fold: the backward pass recomputes it
-        t = np.tanh(a0 if (hidden is None) else hidden @ P["extra.w"] + P["extra.b"])
-        q = t @ P["q.w"] + P["q.b"]
-        logp, _ = log_softmax_forward(t @ P["sym.w"] + P["sym.b"])
+        if hidden is None:
+            t = np.tanh(a0)
+        else:
+            t = hidden @ P["extra.w"]
+            t += P["extra.b"]
+            np.tanh(t, out=t)
+        if W is None:
+            q = t @ P["q.w"] + P["q.b"]
+            logp, _ = log_softmax_forward(t @ P["sym.w"] + P["sym.b"])
+        else:                       # both heads in one product
+            out = t @ W
+            out += b
+            A = self.config.n_actions
+            q, (logp, _) = out[:, :A], log_softmax_forward(out[:, A:])
         cache = (obs, keep, layer_caches, hidden, t, logp) if keep_cache else None
         return q, logp, new_state, cache
 
@@ -192,10 +205,14 @@ class Controller:
         H = self.config.units
         t_all = np.stack([c[4] for c in caches]).reshape(T * B, H)
         rows = np.stack([c[0] for c in caches]).reshape(T * B, -1) + self.config._offsets
-        dq2 = dq.reshape(T * B, -1)
-        ds = log_softmax_backward(dlogp, np.stack([c[5] for c in caches])).reshape(T * B, -1)
-        grads = {"q.w": t_all.T @ dq2, "q.b": dq2.sum(0), "sym.w": t_all.T @ ds, "sym.b": ds.sum(0)}
-        da = (dq2 @ P["q.w"].T + ds @ P["sym.w"].T) * (1.0 - t_all * t_all)
+        A = self.config.n_actions
+        dheads = np.empty((T * B, A + self.config.n_symbols), dtype=self.dtype)   # both heads at once
+        dheads[:, :A] = dq.reshape(T * B, A)
+        dheads[:, A:] = log_softmax_backward(dlogp, np.stack([c[5] for c in caches])).reshape(T * B, -1)
+        dw, db = t_all.T @ dheads, dheads.sum(0)
+        grads = {"q.w": dw[:, :A], "q.b": db[:A], "sym.w": dw[:, A:], "sym.b": db[A:]}
+        da = dheads @ np.concatenate([P["q.w"], P["sym.w"]], axis=1).T
+        da *= 1.0 - t_all * t_all
         grads["extra.b"] = da.sum(0)
         layers = self._layers()
         L = len(layers)
@@ -244,9 +261,9 @@ class Controller:
         # dW = E.T @ (onehot.T @ dA) + outer(e, sum dA) and dE = (onehot.T @ dA) @ W.T.
         first = "core0.wx" if L else "extra.w"
         dA = pre[0].reshape(T * B, -1) if L else da
-        counts = np.zeros((T * B, P["embed.w"].shape[0]), dtype=self.dtype)
-        counts[np.arange(T * B)[:, None], rows] = 1.0
-        M0, s0 = counts.T @ dA, dA.sum(0)
+        counts_t = np.zeros((P["embed.w"].shape[0], T * B), dtype=self.dtype)     # the one-hots, transposed
+        counts_t[rows.T, np.arange(T * B)] = 1.0
+        M0, s0 = counts_t @ dA, dA.sum(0)
         grads[first] = P["embed.w"].T @ M0 + np.outer(P["embed.b"], s0)
         grads["embed.w"], grads["embed.b"] = M0 @ P[first].T, s0 @ P[first].T
         return {k: grads[k] for k in P}, dstate        # already cut where step 0 reset
@@ -256,6 +273,9 @@ class FrozenController:
     """Inference with frozen parameters, faster: the one-hot embedding is
     folded into the first matrix that follows it (M = embed.w @ W), so a step
     gathers F rows of M instead of multiplying (B, units) by (units, k).
+    The first core layer's recurrent biases (GRU bh, bhh; LSTM bh) are
+    constant terms of the same pre-activations and are folded in too, and
+    the two heads are one (units, n_actions + n_symbols) matrix.
     Same outputs as ``Controller.infer`` up to float rounding.  Build a new
     one after the parameters change."""
 
@@ -265,12 +285,19 @@ class FrozenController:
         first = ("extra.w", "extra.b") if cfg.core == "ff" else ("core0.wx", "core0.bx")
         self.M = P["embed.w"] @ P[first[0]]
         self.m0 = P["embed.b"] @ P[first[0]] + P[first[1]]
+        if cfg.core == "gru":
+            self.m0 += np.concatenate([P["core0.bh"], P["core0.bhh"]])
+        elif cfg.core == "lstm":
+            self.m0 += P["core0.bh"]
+        self.heads_w = np.concatenate([P["q.w"], P["sym.w"]], axis=1)
+        self.heads_b = np.concatenate([P["q.b"], P["sym.b"]])
         self.initial_state = controller.initial_state
 
     def first_preactivation(self, obs):
-        """embedding(obs) @ W + b for the first matrix W after the embedding:
-        a sum of F gathered rows of M.  obs int (B, F) -> (B, k)."""
-        a0 = np.take(self.M, obs + self.config._offsets, axis=0).sum(axis=1)
+        """embedding(obs) @ W + b (+ the folded recurrent biases) for the first
+        matrix W after the embedding: a sum of F gathered rows of M.
+        obs int (B, F) -> (B, k)."""
+        a0 = np.add.reduce(np.take(self.M, (obs + self.config._offsets).T, axis=0), axis=0)
         a0 += self.m0
         return a0
 

@@ -33,18 +33,29 @@ from tinyalgo.layers import sigmoid
 CORES = ("ff", "gru", "lstm")
 
 
-def gru_step_forward(x, h, p, ax=None):
+def gru_step_forward(x, h, p, ax=None, biases_in_ax=False):
     """One GRU step.  x (B, D), h (B, H), p = {wx, bx, wh, bh, whh, bhh}
-    -> (h' (B, H), cache).  ``ax`` = x @ wx + bx if already known."""
+    -> (h' (B, H), cache).  ``ax`` = x @ wx + bx if already known; with
+    ``biases_in_ax`` it also holds [bh, bhh] (a FrozenController folds them in,
+    they are constant terms of the same pre-activations)."""
     H = h.shape[1]
     if ax is None:
         ax = x @ p["wx"] + p["bx"]
-    ah = h @ p["wh"] + p["bh"]
-    zr = sigmoid(ax[:, :2 * H] + ah)
+    zr = h @ p["wh"]
+    zr += ax[:, :2 * H]
+    if not biases_in_ax:
+        zr += p["bh"]
+    sigmoid(zr, out=zr)
     z, r = zr[:, :H], zr[:, H:]
     rh = r * h
-    c = np.tanh(ax[:, 2 * H:] + rh @ p["whh"] + p["bhh"])
-    h_new = h + z * (c - h)
+    c = rh @ p["whh"]
+    c += ax[:, 2 * H:]
+    if not biases_in_ax:
+        c += p["bhh"]
+    np.tanh(c, out=c)
+    h_new = c - h
+    h_new *= z
+    h_new += h
     return h_new, (x, h, z, r, rh, c, p)
 
 
@@ -89,14 +100,18 @@ def gru_step_backward(dh_new, cache):
     return dx, dh, grads
 
 
-def lstm_step_forward(x, h, c, p, ax=None):
+def lstm_step_forward(x, h, c, p, ax=None, biases_in_ax=False):
     """One LSTM step.  x (B, D), h, c (B, H), p = {wx, bx, wh, bh}
-    -> (h' (B, H), c' (B, H), cache).  ``ax`` = x @ wx + bx if already known."""
+    -> (h' (B, H), c' (B, H), cache).  ``ax`` = x @ wx + bx if already known;
+    with ``biases_in_ax`` it also holds bh."""
     H = h.shape[1]
-    a = (x @ p["wx"] + p["bx"] if ax is None else ax) + h @ p["wh"] + p["bh"]
-    ifo = sigmoid(a[:, :3 * H])
+    a = h @ p["wh"]
+    a += x @ p["wx"] + p["bx"] if ax is None else ax
+    if not biases_in_ax:
+        a += p["bh"]
+    ifo = sigmoid(a[:, :3 * H], out=a[:, :3 * H])
     i, f, o = ifo[:, :H], ifo[:, H:2 * H], ifo[:, 2 * H:]
-    g = np.tanh(a[:, 3 * H:])
+    g = np.tanh(a[:, 3 * H:], out=a[:, 3 * H:])
     c_new = f * c + i * g
     tc = np.tanh(c_new)
     return o * tc, c_new, (x, h, c, i, f, o, g, tc, p)

@@ -62,8 +62,14 @@ def tanh_backward(dout, cache):
     return dout * (1.0 - cache * cache)
 
 
-def sigmoid(x):
-    return 0.5 * (np.tanh(0.5 * x) + 1.0)       # stable for large |x|
+def sigmoid(x, out=None):
+    """1 / (1 + exp(-x)) as 0.5 * (tanh(x / 2) + 1): stable for large |x|.
+    ``out`` (may be ``x`` itself) saves the temporaries."""
+    out = np.multiply(x, 0.5, out=out)
+    np.tanh(out, out=out)
+    out += 1.0
+    out *= 0.5
+    return out
 
 
 def log_softmax_forward(x):
