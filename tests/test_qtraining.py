@@ -114,3 +114,11 @@ def test_table1_sweep_through_an_executor_and_its_table(tmp_path):
     assert summarize_directory(tmp_path) == rows
     text = table1_markdown(rows, 20_000)
     assert "| copy (GRU) |" in text and "/2 |" in text
+
+
+def test_table1_reports_the_confirmed_length():
+    from tinyalgo.experiments import table1_markdown
+    row = dict(task="copy", column="full", seed=0, solved=True, minutes_to_solve=0.5, perfect_100=True,
+               perfect_1000=False, confirm_length=1000, confirmed=True)
+    text = table1_markdown([row, dict(row, seed=1, confirmed=False)], 1000)
+    assert "full: passed @1000 in training" in text and "| copy (GRU) | 2/2 | 1/2 | 2/2 | 0/2 | 0.50 (2 solved) |" in text
