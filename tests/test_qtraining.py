@@ -8,7 +8,7 @@ from tinyalgo.qtraining import QConfig, QTrainer, RunState
 
 def small(**kw):
     base = dict(task="copy", units=24, seed=0, budget=600_000, validate_every=5, val_instances=20,
-                test_length=20, report_lengths=(20,), dtype="float64")
+                test_length=20, report_lengths=(20,), confirm_length=0, dtype="float64")
     base.update(kw)
     return QConfig(**base)
 

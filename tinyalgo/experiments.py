@@ -43,7 +43,7 @@ class Job:
     budget: int
     out_dir: str = ""
     gamma: float = 1.0            # the dynamic discount's gamma (QConfig.gamma)
-    confirm_length: int = 0       # QConfig.confirm_length
+    confirm_length: int = 1000    # QConfig.confirm_length
 
 
 def table1_jobs(tasks, columns, seeds, budget, out_dir="", **options):

@@ -84,7 +84,7 @@ class QConfig:
     val_instances: int = 50
     test_length: int = 100        # solved = 50 fresh instances of this length, all perfect
     report_lengths: tuple = (100, 1000)
-    confirm_length: int = 0       # > 0: after the paper's solve, train on until this length passes too
+    confirm_length: int = 1000    # after the paper's solve, train on until this length passes too (0: stop)
     max_rollout: int = 49
     extra_curriculum: bool = True
     dtype: str = "float32"

@@ -39,7 +39,8 @@ def train_qlearning(args) -> int:
         controller, extra = load_checkpoint(ckpt)
         if extra.get("mode") != "qlearning":
             raise ValueError(f"{ckpt} is not a Q-learning run (mode {extra.get('mode')!r})")
-        saved = {"exploration": "release", **extra["config"]}     # runs saved before the option explored so
+        # runs saved before these options existed explored the release's way and stopped at the paper's solve
+        saved = {"exploration": "release", "confirm_length": 0, **extra["config"]}
         cfg = QConfig(**{**saved, "report_lengths": tuple(saved["report_lengths"]),
                          **({"budget": args.budget} if args.budget is not None else {})})
         state = RunState(**extra["run"])
@@ -189,9 +190,9 @@ def register(sub) -> None:
                             " characters are right (>= 90%% after the penalty switch), as the Torch release")
     train.add_argument("--gamma", type=_unit_interval, default=1.0,
                        help="the paper's gamma in gamma * V'/V of the dynamic discount (default 1, the release)")
-    train.add_argument("--confirm-length", type=_int_at_least(0), default=0, metavar="L",
+    train.add_argument("--confirm-length", type=_int_at_least(0), default=1000, metavar="L",
                        help="after the paper's solve (length 100), train on until 50 instances of length L pass"
-                            " too (default 0: stop at the paper's solve)")
+                            " too (default 1000; 0: stop at the paper's solve)")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--budget", type=_int_at_least(0), default=None,
                        help="characters (lane-steps) of training; default 3e7 (Q), 3e6 (supervised)")
@@ -225,8 +226,9 @@ def register(sub) -> None:
     ex.add_argument("--budget", type=_int_at_least(1), default=None,
                     help="characters per run (default 3e7 for table1, 3e6 for figure3)")
     ex.add_argument("--gamma", type=_unit_interval, default=1.0, help="table1: gamma of the dynamic discount")
-    ex.add_argument("--confirm-length", type=_int_at_least(0), default=0, metavar="L",
-                    help="table1: after the paper's solve, train on until length L passes too")
+    ex.add_argument("--confirm-length", type=_int_at_least(0), default=1000, metavar="L",
+                    help="table1: after the paper's solve, train on until length L passes too (default 1000;"
+                         " 0: stop at the paper's solve)")
     ex.add_argument("--workers", type=_int_at_least(1), default=2)
     ex.add_argument("--out", default=None, help="default figures/table1 (table1) or figures (figure3)")
     ex.add_argument("--merge", default=None, metavar="CSV",
