@@ -82,12 +82,19 @@ def gru_step_backward_pre(dh_new, cache, dax=None, need_dx=True, wt=None):
     if dax is None:
         dax = np.empty((h.shape[0], 3 * H), dtype=h.dtype)
     dzr, dcand = dax[:, :2 * H], dax[:, 2 * H:]
-    np.multiply(dh_new * z, 1.0 - c * c, out=dcand)
+    dhz = dh_new * z
+    np.multiply(dhz, 1.0 - c * c, out=dcand)                 # tanh' = 1 - c^2
     drh = dcand @ wt["whh"]
-    np.multiply(dh_new * (c - h), z * (1.0 - z), out=dzr[:, :H])
-    np.multiply(drh * h, r * (1.0 - r), out=dzr[:, H:])
+    dz = c - h
+    dz *= dhz
+    np.multiply(dz, 1.0 - z, out=dzr[:, :H])                 # sigmoid' = z (1 - z)
+    np.multiply(drh * rh, 1.0 - r, out=dzr[:, H:])           # d(r h)/dr = h, and r h is cached
     dx = dax @ wt["wx"] if need_dx else None
-    dh = dh_new * (1.0 - z) + drh * r + dzr @ wt["wh"]
+    dh = dzr @ wt["wh"]                                      # dh = dh' (1 - z) + drh r + dzr W_h^T
+    dh += dh_new
+    dh -= dhz
+    drh *= r
+    dh += drh
     return dx, dh, dax, dzr, dcand
 
 

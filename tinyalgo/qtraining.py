@@ -214,7 +214,6 @@ class QTrainer:
         """One rollout and one SGD step; returns the gradient norm."""
         cfg, env, ctrl = self.cfg, self.env, self.controller
         B, A, T = cfg.batch, env.n_actions, min(cfg.max_rollout, self.curriculum.level + 5)
-        ar = np.arange(B)
         dtype = ctrl.params["q.w"].dtype
         qs = np.empty((T, B, A), dtype=dtype)
         actions = np.empty((T, B), dtype=np.int64)
@@ -222,7 +221,7 @@ class QTrainer:
         terminal = np.empty((T, B), dtype=bool)
         exploratory = np.zeros((T + 1, B), dtype=bool)
         v_hat = np.empty((T + 1, B))
-        dlogp = np.zeros((T, B, env.vocab.size), dtype=dtype)
+        targets = np.empty((T, B), dtype=np.int64)                    # the symbol a write must produce
         caches = []
         eps = self.epsilon()
         obs, hidden, reset = self.obs, self.hidden, self.reset
@@ -235,9 +234,7 @@ class QTrainer:
             greedy = q.argmax(axis=1)
             a = np.where(explore[t], random_actions[t], greedy)
             exploratory[t] = a != greedy
-            write = a >= env.n_moves
-            v_hat[t] = env.v_hat
-            dlogp[t, ar[write], env.next_target[write]] = -1.0        # cross-entropy on every write
+            v_hat[t], targets[t] = env.v_hat, env.next_target
             probs = np.exp(logp) if cfg.reward != "binary" else None
             result = env.step(a, logp.argmax(axis=1), probs, explored=exploratory[t])
             qs[t], actions[t], rewards[t], terminal[t] = q, a, result.reward, result.done
@@ -245,6 +242,9 @@ class QTrainer:
         q_next, _, _ = fold.infer(obs, hidden, reset)                  # bootstrap at the rollout's end
         self.obs, self.hidden, self.reset = obs, hidden, reset
         v_hat[T] = env.v_hat
+        dlogp = np.zeros((T, B, env.vocab.size), dtype=dtype)          # cross-entropy on every write
+        step, lane = np.nonzero(actions >= env.n_moves)
+        dlogp[step, lane, targets[step, lane]] = -1.0
         q_max = np.concatenate([qs.max(axis=2), q_next.max(axis=1)[None]]).astype(np.float64)
         targets = q_targets(cfg, rewards, q_max, v_hat, exploratory, terminal)
         dq, _ = qlearning.td_gradient(qs.astype(np.float64), actions, targets, np.ones((T, B), bool), cfg.q_lr)
