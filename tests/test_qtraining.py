@@ -121,4 +121,4 @@ def test_table1_reports_the_confirmed_length():
     row = dict(task="copy", column="full", seed=0, solved=True, minutes_to_solve=0.5, perfect_100=True,
                perfect_1000=False, confirm_length=1000, confirmed=True)
     text = table1_markdown([row, dict(row, seed=1, confirmed=False)], 1000)
-    assert "full: passed @1000 in training" in text and "| copy (GRU) | 2/2 | 1/2 | 2/2 | 0/2 | 0.50 (2 solved) |" in text
+    assert "full: passed @1000 in training" in text and "| copy (GRU) | 2/2 (paper 10/10) | 1/2 | 2/2 | 0/2 | 0.50 (2 solved) |" in text

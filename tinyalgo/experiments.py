@@ -31,6 +31,18 @@ TABLE1_COLUMNS = {
 # Table 1's rows (task, controller): reverse and walk with the FF controller
 TABLE1_ROWS = {"copy": "gru", "reverse": "ff", "walk": "ff", "addition": "gru", "addition3": "gru",
                "multiplication": "gru"}
+# The paper's Table 1 at length 100, success out of 10 seeds, per column (reverse and walk: FF; 3-number
+# addition: with the extra curriculum)
+PAPER_AT_100 = {
+    "classic-600": dict(copy=3, reverse=0, walk=0, addition=1, addition3=0, multiplication=0),
+    "classic-400": dict(copy=6, reverse=0, walk=0, addition=7, addition3=5, multiplication=0),
+    "classic": dict(copy=9, reverse=0, walk=0, addition=7, addition3=8, multiplication=0),
+    "gamma-0.99": dict(copy=5, reverse=0, walk=0, addition=7, addition3=4, multiplication=0),
+    "gamma-0.95": dict(copy=7, reverse=0, walk=0, addition=8, addition3=5, multiplication=0),
+    "dynamic": dict(copy=9, reverse=0, walk=0, addition=6, addition3=5, multiplication=10),
+    "dynamic-watkins": dict(copy=10, reverse=10, walk=10, addition=6, addition3=8, multiplication=10),
+    "full": dict(copy=10, reverse=9, walk=10, addition=10, addition3=8, multiplication=10),
+}
 PAPER_FULL = {"copy": (10, 10, 0.6), "reverse": (9, 9, 3.1), "walk": (10, 10, 11.1), "addition": (10, 10, 21.1),
               "addition3": (8, 6, 81.9), "multiplication": (10, 0, 24.7)}   # solved@100, @1000 (of 10), minutes
 
@@ -182,7 +194,8 @@ def table1_markdown(rows, budget) -> str:
             continue
         for c in columns:
             rs = [r for r in rows if r["task"] == task and r["column"] == c]
-            cells.append(f"{sum(r['solved'] for r in rs)}/{len(rs)}" if rs else "")
+            paper = PAPER_AT_100[c][task]
+            cells.append(f"{sum(r['solved'] for r in rs)}/{len(rs)} (paper {paper}/10)" if rs else "")
         if "full" in columns:
             rs = [r for r in rows if r["task"] == task and r["column"] == "full"]
             solve_minutes = [r["minutes_to_solve"] for r in rs if r["minutes_to_solve"] is not None]
