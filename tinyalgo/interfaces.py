@@ -25,8 +25,10 @@ class InputGrid:
     MOVES = ((-1, 0), (1, 0), (0, 1), (0, -1))
     MOVE_NAMES = ("left", "right", "down", "up")
 
+    GRID = True    # heads may leave row 1
+
     def __init__(self, batch: int, rows: int, vocab: Vocabulary, fill: str, q_column: bool = False):
-        self.board = Board(batch, rows, vocab, fill, q_column)
+        self.board = Board(batch, rows, vocab, fill, q_column, grid=self.GRID)
         self.x = np.ones(batch, dtype=np.int64)
         self.y = np.ones(batch, dtype=np.int64)
         self._dx = np.array([m[0] for m in self.MOVES], dtype=np.int64)
@@ -43,7 +45,7 @@ class InputGrid:
 
     def read(self) -> np.ndarray:
         """The symbol (B,) under every head."""
-        return self.board.read(self.x, self.y)
+        return self.board.read(self.x, self.y if self.GRID else None)
 
 
 class InputTape(InputGrid):
@@ -51,6 +53,7 @@ class InputTape(InputGrid):
 
     MOVES = ((-1, 0), (1, 0))
     MOVE_NAMES = ("left", "right")
+    GRID = False
 
     def move(self, moves: np.ndarray) -> None:
         """Move every head one cell along the tape; ``moves`` (B,) in 0..1."""
