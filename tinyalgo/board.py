@@ -37,7 +37,7 @@ _TABLE_BITS = 20
 # A fixed table of random values, uniform modulo every base 2..10 (2520 is
 # lcm(2..10)); the same on every machine, so boards are reproducible.
 _TABLE = np.random.default_rng(20160101).integers(0, 2520, size=2 ** _TABLE_BITS).astype(np.int64)
-_MASK = 2 ** _TABLE_BITS - 1
+_MASK = np.int64(2 ** _TABLE_BITS - 1)
 _PX, _PY = 0x9E3779B1, 0x85EBCA77  # odd multipliers: x -> x * _PX is a bijection modulo 2**20
 
 
@@ -107,9 +107,8 @@ class Board:
         """Use ``cells`` (B, stored_rows, capacity), a view of the 1-D ``flat``
         in which lane b's ``cells[b, 0, 0]`` is at ``base[b]``."""
         self.cells, self._flat, self._base = cells, flat, base
-        self._zero = np.zeros(len(base), dtype=np.int64)
-        self._last_col = np.full(len(base), self.capacity - 1, dtype=np.int64)
-        self._last_row = np.full(len(base), self.stored_rows - 1, dtype=np.int64)
+        self._first = np.zeros((1 + self.top, len(base)), dtype=np.int64)      # clip bounds of (column, row)
+        self._last = np.array([[self.capacity - 1], [self.stored_rows - 1]])[:1 + self.top].repeat(len(base), 1)
 
     def layout(self, cells: np.ndarray, x0: np.ndarray):
         """The stored form of k boards: ``cells`` int8 (k, rows, w) with origins
@@ -133,28 +132,33 @@ class Board:
                 out[np.arange(k), :, Q_COLUMN_X - xs] = self.vocab.Q
         return out, xs
 
-    def read(self, x: np.ndarray, y: np.ndarray = None, lanes: np.ndarray = None, h: np.ndarray = None) -> np.ndarray:
-        """Symbols (n,) under positions x, y (n,) of ``lanes`` (n,); all B lanes
-        by default (int8 on a constant-fill board, else int64).  y None: row 1 (a tape).  h: ``board_hash(key, x, y)`` if
-        the caller keeps it (random boards)."""
+    def read(self, x: np.ndarray, y: np.ndarray = None, lanes: np.ndarray = None) -> np.ndarray:
+        """Symbols (n,) under positions x, y (n,) of ``lanes`` (n,), all B lanes
+        by default; y None: row 1 (a tape)."""
         if y is not None and not self.top:           # a tape board off row 1: only the fill rule there
             return np.where(y == 1, self.read(x, None, lanes), self._fill_rule(x, y, lanes))
+        xs, key = (self.xs, self.key) if lanes is None else (self.xs[lanes], self.key[lanes])
+        at = (x - xs)[None] if y is None else np.stack([x - xs, y])
+        h = board_hash(key, x, 1 if y is None else y) if self._const is None else None
+        return self.gather(at, h, lanes)
+
+    def gather(self, at: np.ndarray, h: np.ndarray = None, lanes: np.ndarray = None) -> np.ndarray:
+        """Symbols (n,) of ``lanes`` (n,; all B by default) at ``at`` int64
+        (1 + top, n): stored column x - xs, and on a grid the row y; ``h``
+        (n,) ``board_hash(key, x, y)`` there (random boards only).  Int8 on a
+        constant-fill board, else int64."""
         if lanes is None:
-            xs, base, zero, last_col, last_row = self.xs, self._base, self._zero, self._last_col, self._last_row
+            base, first, last = self._base, self._first, self._last
         else:
-            xs, base, zero = self.xs[lanes], self._base[lanes], 0
-            last_col, last_row = self.capacity - 1, self.stored_rows - 1
-        index = np.minimum(np.maximum(x - xs, zero), last_col)
-        if self.top:                                  # grid: clip the row too
-            index += np.minimum(np.maximum(y, zero), last_row) * self.capacity
-        index += base
+            base, first, last = self._base[lanes], 0, self._last[:, :1]
+        at = np.minimum(np.maximum(at, first), last)   # the margins hold what lies beyond them
+        index = at[0] + base
+        if self.top:
+            index += at[1] * self.capacity
         value = self._flat.take(index)
-        if self._const is not None:
-            return value
-        if h is None:
-            key = self.key if lanes is None else self.key[lanes]
-            h = board_hash(key, x, 1 if y is None else y)
-        return np.where(value < 0, self._digits.take(h & _MASK), value)
+        if self._const is None:                        # random digits where undefined
+            return np.where(value < 0, self._digits.take(h & _MASK), value)
+        return value
 
     def _fill_rule(self, x, y, lanes=None) -> np.ndarray:
         """What undefined positions x, y (n,) of ``lanes`` (n,; default all) hold."""

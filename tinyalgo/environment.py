@@ -97,13 +97,16 @@ class Environment:
         board.xs, board.x0, board.key = lanes.xs, lanes.x0, lanes.key
         self.time, self.clock, self.complexity, self.patience, self.n_correct = \
             lanes.time, lanes.clock, lanes.complexity, lanes.patience, lanes.n_correct
-        # per joint action: (move, write flag); the head's (dx, dy, d hash); writes or not
+        # per joint action: (move, write flag); the head's steps (x, hash, col, y); writes or not
         a = np.arange(self.n_actions)
         move, self._writes = a % self.n_moves, a >= self.n_moves
         self._action_fields = np.stack([move, self._writes])
-        self._head_steps = np.array([[self.input.MOVES[m][0] for m in move], [self.input.MOVES[m][1] for m in move]])
-        self._head_steps = np.vstack([self._head_steps, np.array(HASH_STEP) @ self._head_steps])
+        dx, dy = (np.array([self.input.MOVES[m][i] for m in move]) for i in (0, 1))
+        self._head_steps = np.stack([dx, HASH_STEP[0] * dx + HASH_STEP[1] * dy, dx, dy])
+        # constants of the step, as arrays (faster than Python scalars)
         self._none = np.full(B, self.vocab.NONE, dtype=np.int64)
+        self._reasons = {r: np.full(B, r, dtype=np.int64) for r in (ALL_WRITTEN, WRONG_WRITE, TIMEOUT)}
+        self._zero, self._q = np.zeros(B, dtype=np.int64), np.full(B, self.vocab.Q, dtype=np.int64)
         self._all = np.arange(B)
         self._has_clock = task.name == "walk"
         self.episodes_started = 0
@@ -164,9 +167,9 @@ class Environment:
     def observe(self) -> np.ndarray:
         """The observation (B, 5) of the current step (see the module doc)."""
         lanes = self.lanes
-        lanes.read[:] = self.input.board.read(lanes.x, lanes.y if self.input.GRID else None, h=lanes.hash)
+        lanes.read[:] = self.input.board.gather(lanes.at, lanes.hash)
         if self._has_clock:
-            np.copyto(lanes.read, self.vocab.Q, where=lanes.time >= lanes.clock)
+            np.copyto(lanes.read, self._q, where=lanes.time >= lanes.clock)
         return lanes.obs.T.copy()
 
     @property
@@ -236,23 +239,23 @@ class Environment:
             symbols = self._check("symbols", symbols, "iu", (B,), self.vocab.size)
         if self.reward_kind != "binary" and np.count_nonzero(write):
             probs = self._check("probs", probs, "f", (B, self.vocab.size), None)
-        np.take(self._action_fields, actions, axis=1, out=lanes.obs[3:])   # previous move, write flag
+        lanes.obs[3:] = self._action_fields.take(actions, axis=1)          # previous move, write flag
         target = lanes.flat.take(lanes.target_base + lanes.index)          # int8: what a write must produce now
         correct = lanes.correct
         np.equal(symbols, target, out=correct)
         correct &= lanes.write
         reward = write_rewards(self.reward_kind, write, correct, target, probs, self.vocab.base)
         lanes.counters += lanes.increment            # index += write, time += 1, n_correct += correct, idle += 1
-        np.copyto(lanes.idle, 0, where=write)
-        lanes.head += self._head_steps.take(actions, axis=1)                # x, y and the board hash
+        np.copyto(lanes.idle, self._zero, where=write)
+        lanes.head += self._head_steps.take(actions, axis=1)                # x, hash, col, y
         # why lanes end (REFERENCE 2.6), in order of precedence: a wrong write,
         # all targets written, the timeout (complexity + 2 steps without a write)
-        reason = (lanes.idle >= lanes.patience) * TIMEOUT
-        np.copyto(reason, ALL_WRITTEN, where=lanes.index >= lanes.n_outputs)
-        np.copyto(reason, WRONG_WRITE, where=lanes.write > correct)
+        reason = (lanes.idle >= lanes.patience) * self._reasons[TIMEOUT]
+        np.copyto(reason, self._reasons[ALL_WRITTEN], where=lanes.index >= lanes.n_outputs)
+        np.copyto(reason, self._reasons[WRONG_WRITE], where=lanes.write > correct)
         done = reason > 0
         n_correct = lanes.n_correct.copy()
-        lanes.prev_written[:] = self.vocab.NONE
+        lanes.prev_written[:] = self._none
         np.copyto(lanes.prev_written, symbols, where=write)
         if explored is not None:
             lanes.explored |= explored

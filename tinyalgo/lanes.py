@@ -17,7 +17,9 @@ The rows are ordered so that a step updates several with one operation:
 * 4-7, ``INCREMENT``: write, 1, correct, 1, added to
 * 8-11, ``COUNTERS``: index (next output position), time (steps of the
   episode), n_correct, idle (steps since the last write or the start);
-* 12-14, ``HEAD``: x, y, hash (``board.board_hash`` of the head's cell);
+* 12-15, ``HEAD``: x, hash (``board.board_hash`` of the head's cell), col
+  (x - xs: the head's stored column), y; (col, y) is where ``Board.gather``
+  reads;
 * then the board's stored origin xs, the instance's x0 and key, n_outputs,
   patience (= complexity + 2: the timeout, REFERENCE 2.6), complexity, and
   clock (the walk task's end, REFERENCE 1.5).
@@ -31,10 +33,10 @@ from tinyalgo.instances import Instances
 from tinyalgo.interfaces import OutputTape
 
 ROWS = ("read", "prev_written", "explored", "prev_move", "write", "one", "correct", "one_",
-        "index", "time", "n_correct", "idle", "x", "y", "hash", "xs", "x0", "key", "n_outputs", "patience",
+        "index", "time", "n_correct", "idle", "x", "hash", "col", "y", "xs", "x0", "key", "n_outputs", "patience",
         "complexity", "clock")
 R = {name: i for i, name in enumerate(ROWS)}
-OBS, INCREMENT, COUNTERS, HEAD = slice(0, 5), slice(4, 8), slice(8, 12), slice(12, 15)
+OBS, INCREMENT, COUNTERS, HEAD = slice(0, 5), slice(4, 8), slice(8, 12), slice(12, 16)
 
 
 class Lanes:
@@ -50,11 +52,13 @@ class Lanes:
         self.ints[R["one"]] = self.ints[R["one_"]] = 1
         self.ints[OBS][1:] = np.asarray(fresh)[:, None]
         self.ints[R["x"]] = self.ints[R["y"]] = 1
+        self.ints[R["col"]] = 1 - board.xs
         self.ints[R["n_outputs"]] = 1
         self._fresh = np.asarray(fresh)
         for name, row in zip(ROWS, self.ints):         # one view per row: lanes.time, lanes.x, ...
             setattr(self, name, row)
         self.obs, self.increment, self.counters, self.head = (self.ints[b] for b in (OBS, INCREMENT, COUNTERS, HEAD))
+        self.at = self.ints[R["col"]:R["y"] + 1][:1 + board.top]      # where the board is read: (col, y) or (col,)
         # capacities: stored board columns, targets (with a spare none), ground-truth actions
         self.wc, self.wt, self.wa = board.capacity, 1, 1
         self._bytes = self._pack(board.cells, np.full((batch, 1), output.vocab.NONE, np.int8),
@@ -121,7 +125,7 @@ class Lanes:
         init = np.zeros((len(ROWS), len(pool)), dtype=np.int64)
         init[OBS][1:] = self._fresh[:, None]
         patience = pool.complexity + 2                 # the timeout rule, REFERENCE 2.6
-        for name, value in (("one", 1), ("one_", 1), ("x", 1), ("y", 1), ("hash", board_hash(pool.key, 1, 1)),
+        for name, value in (("one", 1), ("one_", 1), ("x", 1), ("y", 1), ("hash", board_hash(pool.key, 1, 1)), ("col", 1 - xs),
                             ("xs", xs), ("x0", pool.x0), ("key", pool.key), ("n_outputs", pool.n_outputs),
                             ("patience", patience), ("complexity", pool.complexity), ("clock", pool.clock)):
             init[R[name]] = value
