@@ -241,9 +241,7 @@ class Environment:
             probs = self._check("probs", probs, "f", (B, self.vocab.size), None)
         lanes.obs[3:] = self._action_fields.take(actions, axis=1)          # previous move, write flag
         target = lanes.flat.take(lanes.target_base + lanes.index)          # int8: what a write must produce now
-        correct = lanes.correct
-        np.equal(symbols, target, out=correct)
-        correct &= lanes.write
+        correct = np.multiply(symbols == target, lanes.write, out=lanes.correct)     # 0/1 (B,)
         reward = write_rewards(self.reward_kind, write, correct, target, probs, self.vocab.base)
         lanes.counters += lanes.increment            # index += write, time += 1, n_correct += correct, idle += 1
         np.copyto(lanes.idle, self._zero, where=write)
@@ -253,7 +251,7 @@ class Environment:
         reason = (lanes.idle >= lanes.patience) * self._reasons[TIMEOUT]
         np.copyto(reason, self._reasons[ALL_WRITTEN], where=lanes.index >= lanes.n_outputs)
         np.copyto(reason, self._reasons[WRONG_WRITE], where=lanes.write > correct)
-        done = reason > 0
+        done = reason.astype(bool)
         n_correct = lanes.n_correct.copy()
         lanes.prev_written[:] = self._none
         np.copyto(lanes.prev_written, symbols, where=write)
