@@ -52,6 +52,17 @@ def board_hash(key, x, y) -> np.ndarray:
 HASH_STEP = (_PX, _PY)    # the hash's change per unit of x and of y
 
 
+_DIGITS = {}
+
+
+def digit_table(base: int) -> np.ndarray:
+    """``_TABLE % base`` as int8 (2**20,), made once per base (1 MiB)."""
+    if base not in _DIGITS:
+        table = _TABLE.astype(np.int16)                # small temporaries: values < 2520
+        _DIGITS[base] = np.remainder(table, base, out=table).astype(np.int8)
+    return _DIGITS[base]
+
+
 def random_digits(key, x, y, base: int) -> np.ndarray:
     """Digit in 0..base-1 at (x, y) of the random board with key ``key``.
 
@@ -88,7 +99,7 @@ class Board:
         self.top = 1 if grid else 0
         self._const = {"e": vocab.E, "zero": 0}.get(fill)
         self.blank = UNDEFINED if self._const is None else self._const     # beyond the defined cells
-        self._digits = (_TABLE % vocab.base).astype(np.int8)               # the random fill's digits
+        self._digits = digit_table(vocab.base)                            # the random fill's digits
         self.x0 = np.zeros(batch, dtype=np.int64)
         self.key = np.zeros(batch, dtype=np.int64)
         cells, self.xs = self.layout(np.zeros((batch, rows, 0), dtype=np.int8), self.x0)
@@ -133,8 +144,8 @@ class Board:
         return out, xs
 
     def read(self, x: np.ndarray, y: np.ndarray = None, lanes: np.ndarray = None) -> np.ndarray:
-        """Symbols (n,) under positions x, y (n,) of ``lanes`` (n,), all B lanes
-        by default; y None: row 1 (a tape)."""
+        """Symbols (n,) under positions x, y (n,) of ``lanes`` (n,), all
+        B lanes by default; y None: row 1 (a tape)."""
         if y is not None and not self.top:           # a tape board off row 1: only the fill rule there
             return np.where(y == 1, self.read(x, None, lanes), self._fill_rule(x, y, lanes))
         xs, key = (self.xs, self.key) if lanes is None else (self.xs[lanes], self.key[lanes])
@@ -145,8 +156,7 @@ class Board:
     def gather(self, at: np.ndarray, h: np.ndarray = None, lanes: np.ndarray = None) -> np.ndarray:
         """Symbols (n,) of ``lanes`` (n,; all B by default) at ``at`` int64
         (1 + top, n): stored column x - xs, and on a grid the row y; ``h``
-        (n,) ``board_hash(key, x, y)`` there (random boards only).  Int8 on a
-        constant-fill board, else int64."""
+        (n,) ``board_hash(key, x, y)`` there (random boards only).  Int8 (n,)."""
         if lanes is None:
             base, first, last = self._base, self._first, self._last
         else:

@@ -29,7 +29,7 @@ from tinyalgo.board import HASH_STEP
 from tinyalgo.complexity import FixedComplexity
 from tinyalgo.instances import Instances, concatenate
 from tinyalgo.interfaces import InputGrid, InputTape, OutputTape
-from tinyalgo.lanes import Lanes
+from tinyalgo.lanes import Lanes, Packed
 from tinyalgo.rewards import REWARDS, write_rewards
 from tinyalgo.tasks import Task, make_task
 
@@ -140,9 +140,9 @@ class Environment:
             kw = dict(level=getattr(self.sampler, "level", None), low_accuracy=getattr(self.sampler, "low_accuracy", False))
             step = 4 if big else chunk            # long instances a few at a time: small temporaries
             parts = [self.task.sample(self.rng, c[i:i + step], **kw) for i in range(0, chunk, step)]
-            self._pool = parts[0] if len(parts) == 1 else concatenate(parts, self.vocab.NONE)
-            self._pool_pos = 0
-            self.lanes.fit(self._pool)
+            drawn = parts[0] if len(parts) == 1 else concatenate(parts, self.vocab.NONE)
+            del parts                             # long instances: keep one copy of them while packing
+            self._pool, self._pool_pos = self.lanes.fit(drawn), 0
         sl = slice(self._pool_pos, self._pool_pos + k)
         self._pool_pos += k
         return self._pool, sl
@@ -153,12 +153,10 @@ class Environment:
         lanes = self._all[:len(instances)] if lanes is None else np.asarray(lanes)
         if len(lanes) != len(instances):
             raise ValueError(f"{len(instances)} instances for {len(lanes)} lanes")
-        instances = instances.take(slice(None))
-        self.lanes.fit(instances)
-        self._start(instances, slice(None), lanes)
+        self._start(self.lanes.fit(instances), slice(None), lanes)
         return self.observe()
 
-    def _start(self, pool: Instances, sl: slice, lanes: np.ndarray) -> None:
+    def _start(self, pool: Packed, sl: slice, lanes: np.ndarray) -> None:
         """Start instances ``pool[sl]`` in ``lanes``."""
         self.lanes.start(pool, sl, lanes)
         self.episodes_started += len(lanes)

@@ -6,7 +6,7 @@ instances in k lanes is two assignments.
 stored_rows x wc, with margins), its targets (wt, padded with none) and its
 ground-truth actions (wa, padded with -1).  The interfaces' arrays (head x
 and y, board origins and cells, output index and targets) are views of
-these.  A batch of instances is *fitted* once (``fit``: its own bytes (k, W)
+these.  A batch of instances is *packed* once (``fit``: its own bytes (k, W)
 and initial rows (R, k)); ``start`` then copies k of them into k lanes.
 
 The rows are ordered so that a step updates several with one operation:
@@ -25,6 +25,8 @@ The rows are ordered so that a step updates several with one operation:
   clock (the walk task's end, REFERENCE 1.5).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -72,39 +74,32 @@ class Lanes:
 
     def _pack(self, cells, targets, actions) -> np.ndarray:
         """Bytes (k, W) of stored boards (k, rows, <= wc), targets (k, <= wt),
-        actions (k, <= wa), each padded to the capacity."""
-        k, rows, c = cells.shape
-        out = np.empty((k, rows * self.wc + self.wt + self.wa), dtype=np.int8)
-        board_part = out[:, :rows * self.wc].reshape(k, rows, self.wc)
-        board_part[:, :, :c] = cells
-        board_part[:, :, c:] = self.board.blank
-        for part, data, pad in ((self.targets_of(out), targets, self.output.vocab.NONE), (self.actions_of(out), actions, -1)):
-            part[:, :data.shape[1]] = data
-            part[:, data.shape[1]:] = pad
+        actions (k, <= wa), each padded to the current capacities."""
+        out = np.empty((len(cells), self.board.stored_rows * self.wc + self.wt + self.wa), dtype=np.int8)
+        for part, data, pad in zip(self._unpack(out, self.capacities), (cells, targets, actions),
+                                   (self.board.blank, self.output.vocab.NONE, -1)):
+            part[..., :data.shape[-1]] = data
+            part[..., data.shape[-1]:] = pad
         return out
 
-    def targets_of(self, packed: np.ndarray) -> np.ndarray:
-        """The targets (k, wt), a view of packed bytes (k, W)."""
-        start = self.board.stored_rows * self.wc
-        return packed[:, start:start + self.wt]
-
-    def actions_of(self, packed: np.ndarray) -> np.ndarray:
-        """The ground-truth actions (k, wa), a view of packed bytes (k, W)."""
-        return packed[:, packed.shape[1] - self.wa:]
+    def _unpack(self, packed: np.ndarray, capacities):
+        """Views (stored boards (k, rows, wc), targets (k, wt), actions (k, wa))
+        of bytes (k, W) packed at ``capacities`` (wc, wt, wa)."""
+        (wc, wt, wa), k, rows = capacities, len(packed), self.board.stored_rows
+        return (packed[:, :rows * wc].reshape(k, rows, wc), packed[:, rows * wc:rows * wc + wt],
+                packed[:, rows * wc + wt:])
 
     def _bind(self) -> None:
         """Point the board's cells, the output's targets and the flat offsets at the bytes."""
         B, W = self._bytes.shape
         flat, base = self._bytes.reshape(-1), np.arange(B) * W
-        rows = self.board.stored_rows
-        self.board.bind(flat, base, self._bytes[:, :rows * self.wc].reshape(B, rows, self.wc))
-        self.output.targets = self.targets_of(self._bytes)
-        self.gt_actions = self.actions_of(self._bytes)
-        self.flat, self.target_base, self.action_base = flat, base + rows * self.wc, base + W - self.wa
+        cells, self.output.targets, self.gt_actions = self._unpack(self._bytes, self.capacities)
+        self.board.bind(flat, base, cells)
+        self.flat, self.target_base, self.action_base = flat, base + cells[0].size, base + W - self.wa
 
     def _grow(self, wc: int, n_targets: int, n_actions: int) -> None:
         """Make room for stored boards wc wide, n_targets targets and n_actions actions."""
-        old = self.board.cells, self.output.targets, self.gt_actions
+        old = self._unpack(self._bytes, self.capacities)
         grew = False
         if wc > self.wc:
             self.wc, grew = max(wc, 2 * self.wc), True
@@ -116,24 +111,36 @@ class Lanes:
             self._bytes = self._pack(*old)
             self._bind()
 
-    def fit(self, pool: Instances) -> None:
-        """Give ``pool`` its packed bytes (k, W) and initial rows (R, k) at the
-        current capacities, growing them if it needs more."""
-        cells, xs = self.board.layout(pool.cells, pool.x0)
-        self._grow(cells.shape[2], pool.targets.shape[1], pool.actions.shape[1])
-        pool.lane_bytes = self._pack(cells, pool.targets, pool.actions)
-        init = np.zeros((len(ROWS), len(pool)), dtype=np.int64)
+    def fit(self, instances: Instances) -> "Packed":
+        """``instances`` packed at the current capacities, growing them if they need more."""
+        cells, xs = self.board.layout(instances.cells, instances.x0)
+        self._grow(cells.shape[2], instances.targets.shape[1], instances.actions.shape[1])
+        init = np.zeros((len(ROWS), len(instances)), dtype=np.int64)
         init[OBS][1:] = self._fresh[:, None]
-        patience = pool.complexity + 2                 # the timeout rule, REFERENCE 2.6
-        for name, value in (("one", 1), ("one_", 1), ("x", 1), ("y", 1), ("hash", board_hash(pool.key, 1, 1)), ("col", 1 - xs),
-                            ("xs", xs), ("x0", pool.x0), ("key", pool.key), ("n_outputs", pool.n_outputs),
-                            ("patience", patience), ("complexity", pool.complexity), ("clock", pool.clock)):
+        patience = instances.complexity + 2            # the timeout rule, REFERENCE 2.6
+        for name, value in (("one", 1), ("one_", 1), ("x", 1), ("y", 1), ("hash", board_hash(instances.key, 1, 1)),
+                            ("xs", xs), ("col", 1 - xs), ("x0", instances.x0), ("key", instances.key),
+                            ("n_outputs", instances.n_outputs), ("patience", patience),
+                            ("complexity", instances.complexity), ("clock", instances.clock)):
             init[R[name]] = value
-        pool.lane_init, pool.capacities = init, self.capacities
+        return Packed(self._pack(cells, instances.targets, instances.actions), init, self.capacities)
 
-    def start(self, pool: Instances, sl, lanes: np.ndarray) -> None:
-        """Start instances ``pool[sl]`` in ``lanes`` (k,)."""
-        if pool.capacities != self.capacities:
-            self.fit(pool)                             # a capacity grew since the pool was fitted
-        self._bytes[lanes] = pool.lane_bytes[sl]
-        self.ints[:, lanes] = pool.lane_init[:, sl]
+    def start(self, packed: "Packed", sl, lanes: np.ndarray) -> None:
+        """Start instances ``packed[sl]`` in ``lanes`` (k,)."""
+        if packed.capacities != self.capacities:      # they grew since it was packed: pack it again
+            packed.bytes, packed.capacities = self._pack(*self._unpack(packed.bytes, packed.capacities)), self.capacities
+        self._bytes[lanes] = packed.bytes[sl]
+        self.ints[:, lanes] = packed.init[:, sl]
+
+
+@dataclass
+class Packed:
+    """k instances ready to start in lanes: ``bytes`` int8 (k, W) packed at
+    ``capacities`` (wc, wt, wa), initial rows ``init`` int64 (R, k)."""
+
+    bytes: np.ndarray
+    init: np.ndarray
+    capacities: tuple
+
+    def __len__(self) -> int:
+        return self.init.shape[1]
