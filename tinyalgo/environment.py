@@ -87,14 +87,10 @@ class Environment:
         self.rng = np.random.default_rng(seed)
         self.sampler = None
         self.set_complexity(task.min_complexity if complexity is None else complexity)
-        # every per-lane integer and byte lives in lanes.ints / lanes.bytes;
-        # the interfaces' arrays are views of them (lanes.py)
+        # every per-lane integer and byte lives in the lanes' two arrays; the
+        # interfaces' arrays become views of them (lanes.py)
         fresh = (self.vocab.NONE, 0, self.n_moves, 2)      # the "previous step" fields of a new episode
-        self.lanes = lanes = Lanes(B, self.input.board, self.output, fresh)
-        self.input.x, self.input.y, self.output.index, self.output.n_outputs = lanes.x, lanes.y, lanes.index, \
-            lanes.n_outputs
-        board = self.input.board
-        board.xs, board.x0, board.key = lanes.xs, lanes.x0, lanes.key
+        self.lanes = lanes = Lanes(B, self.input, self.output, fresh)
         self.time, self.clock, self.complexity, self.patience, self.n_correct = \
             lanes.time, lanes.clock, lanes.complexity, lanes.patience, lanes.n_correct
         # per joint action: (move, write flag); the head's steps (x, hash, col, y); writes or not

@@ -64,10 +64,10 @@ class OutputTape:
     """What B lanes have written so far, and the targets they must write.
 
     ``targets`` (B, n) padded with none; ``index`` (B,) is the position the
-    next write fills (the release's ``target_idx``, REFERENCE 4.1).  The
-    environment starts lanes by assigning targets, ``n_outputs`` and ``index``,
-    and writes with ``record=False``: there ``written`` is not kept up to
-    date (what a live episode has written is ``targets[:index]``).
+    next write fills (the release's ``target_idx``, REFERENCE 4.1).  In the
+    environment ``targets``, ``n_outputs`` and ``index`` are views of its lane
+    arrays (lanes.py) and the step checks writes itself: ``written`` is not
+    kept there (what a live episode has written is ``targets[:index]``).
     """
 
     def __init__(self, batch: int, vocab: Vocabulary):

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tinyalgo.board import Board, board_hash
+from tinyalgo.board import board_hash
 from tinyalgo.instances import Instances
-from tinyalgo.interfaces import OutputTape
+from tinyalgo.interfaces import InputGrid, OutputTape
 
 ROWS = ("read", "prev_written", "explored", "prev_move", "write", "one", "correct", "one_",
         "index", "time", "n_correct", "idle", "x", "hash", "col", "y", "xs", "x0", "key", "n_outputs", "patience",
@@ -42,28 +42,32 @@ OBS, INCREMENT, COUNTERS, HEAD = slice(0, 5), slice(4, 8), slice(8, 12), slice(1
 
 
 class Lanes:
-    """The state of B lanes over ``board`` and ``output`` (their arrays become views).
-
-    ``fresh`` (4,) are the observation's "previous step" fields of a new
-    episode (prev_written, explored, prev_move, prev_write).
+    """The state of B lanes reading through ``head`` (an InputTape or
+    InputGrid) and writing to ``output``: their arrays become views of the
+    lanes' (head x, y; board cells, origins, keys; output targets, index,
+    n_outputs).  ``fresh`` (4,) are the observation's "previous step" fields
+    of a new episode (prev_written, explored, prev_move, prev_write).
     """
 
-    def __init__(self, batch: int, board: Board, output: OutputTape, fresh):
-        self.batch, self.board, self.output = batch, board, output
+    def __init__(self, batch: int, head: InputGrid, output: OutputTape, fresh):
+        self.batch, self.board, self.output = batch, head.board, output
+        board = head.board
         self.ints = np.zeros((len(ROWS), batch), dtype=np.int64)
         self.ints[R["one"]] = self.ints[R["one_"]] = 1
         self.ints[OBS][1:] = np.asarray(fresh)[:, None]
         self.ints[R["x"]] = self.ints[R["y"]] = 1
-        self.ints[R["col"]] = 1 - board.xs
+        self.ints[R["col"]], self.ints[R["xs"]] = 1 - board.xs, board.xs
         self.ints[R["n_outputs"]] = 1
         self._fresh = np.asarray(fresh)
         for name, row in zip(ROWS, self.ints):         # one view per row: lanes.time, lanes.x, ...
             setattr(self, name, row)
         self.obs, self.increment, self.counters, self.head = (self.ints[b] for b in (OBS, INCREMENT, COUNTERS, HEAD))
         self.at = self.ints[R["col"]:R["y"] + 1][:1 + board.top]      # where the board is read: (col, y) or (col,)
+        head.x, head.y, board.xs, board.x0, board.key = self.x, self.y, self.xs, self.x0, self.key
+        output.index, output.n_outputs = self.index, self.n_outputs
         # capacities: stored board columns, targets (with a spare none), ground-truth actions
         self.wc, self.wt, self.wa = board.capacity, 1, 1
-        self._bytes = self._pack(board.cells, np.full((batch, 1), output.vocab.NONE, np.int8),
+        self.bytes = self._pack(board.cells, np.full((batch, 1), output.vocab.NONE, np.int8),
                                  np.full((batch, 1), -1, np.int8))
         self._bind()
 
@@ -91,15 +95,15 @@ class Lanes:
 
     def _bind(self) -> None:
         """Point the board's cells, the output's targets and the flat offsets at the bytes."""
-        B, W = self._bytes.shape
-        flat, base = self._bytes.reshape(-1), np.arange(B) * W
-        cells, self.output.targets, self.gt_actions = self._unpack(self._bytes, self.capacities)
+        B, W = self.bytes.shape
+        flat, base = self.bytes.reshape(-1), np.arange(B) * W
+        cells, self.output.targets, self.gt_actions = self._unpack(self.bytes, self.capacities)
         self.board.bind(flat, base, cells)
         self.flat, self.target_base, self.action_base = flat, base + cells[0].size, base + W - self.wa
 
     def _grow(self, wc: int, n_targets: int, n_actions: int) -> None:
         """Make room for stored boards wc wide, n_targets targets and n_actions actions."""
-        old = self._unpack(self._bytes, self.capacities)
+        old = self._unpack(self.bytes, self.capacities)
         grew = False
         if wc > self.wc:
             self.wc, grew = max(wc, 2 * self.wc), True
@@ -108,7 +112,7 @@ class Lanes:
         if n_actions > self.wa:
             self.wa, grew = max(n_actions, 2 * self.wa), True
         if grew:
-            self._bytes = self._pack(*old)
+            self.bytes = self._pack(*old)
             self._bind()
 
     def fit(self, instances: Instances) -> "Packed":
@@ -129,7 +133,7 @@ class Lanes:
         """Start instances ``packed[sl]`` in ``lanes`` (k,)."""
         if packed.capacities != self.capacities:      # they grew since it was packed: pack it again
             packed.bytes, packed.capacities = self._pack(*self._unpack(packed.bytes, packed.capacities)), self.capacities
-        self._bytes[lanes] = packed.bytes[sl]
+        self.bytes[lanes] = packed.bytes[sl]
         self.ints[:, lanes] = packed.init[:, sl]
 
 
