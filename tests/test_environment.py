@@ -223,3 +223,17 @@ def test_long_instances_drawn_in_parts_are_the_same_kind():
     from test_ground_truth import run_ground_truth
     reasons, totals, n_out, _, _ = run_ground_truth(env)
     assert (reasons == ALL_WRITTEN).all() and (totals == n_out).all()
+
+
+@pytest.mark.parametrize("name", list(TASKS))
+def test_the_observed_symbol_is_the_board_under_the_head(name):
+    # the step reads the board through the head's carried column and hash;
+    # Board.window reads it from (x, y): both must agree, lanes restarting or not
+    env = Environment(name, batch_size=5, complexity=6, seed=2)
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        obs = env.step(rng.integers(0, env.n_actions, 5), rng.integers(0, env.vocab.size, 5)).obs
+        for lane in range(5):
+            if env.time[lane] < env.clock[lane]:        # walk reads q after its clock
+                x, y = int(env.input.x[lane]), int(env.input.y[lane])
+                assert obs[lane, 0] == env.input.board.window(lane, [x], [y])[0, 0]

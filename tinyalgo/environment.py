@@ -25,15 +25,15 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tinyalgo.board import HASH_STEP
 from tinyalgo.complexity import FixedComplexity
 from tinyalgo.instances import Instances, concatenate
 from tinyalgo.interfaces import InputGrid, InputTape, OutputTape
+from tinyalgo.lanes import Lanes, Packed
 from tinyalgo.rewards import REWARDS, write_rewards
 from tinyalgo.tasks import Task, make_task
 
 RUNNING, ALL_WRITTEN, WRONG_WRITE, TIMEOUT = 0, 1, 2, 3
-LANE_ROWS = ("x0", "key", "x", "y", "n_outputs", "index", "complexity", "clock", "time", "deadline", "patience",
-             "n_correct")
 END_REASONS = ("running", "all written", "wrong write", "timeout")
 
 
@@ -87,26 +87,23 @@ class Environment:
         self.rng = np.random.default_rng(seed)
         self.sampler = None
         self.set_complexity(task.min_complexity if complexity is None else complexity)
-        self._lanes = np.arange(B)
-        # Every per-lane integer lives in one array, a row each; the interfaces'
-        # attributes are views of their rows, so starting new instances in k
-        # lanes is one assignment.  time: steps taken in this episode;
-        # deadline: the step at which it times out (complexity + 2 steps after
-        # the last write or the start, REFERENCE 2.6), patience = complexity + 2;
-        # n_correct: right outputs.
-        board = self.input.board
-        owners = {"x0": board, "key": board, "x": self.input, "y": self.input,
-                  "n_outputs": self.output, "index": self.output}
-        self._lane = np.zeros((len(LANE_ROWS), B), dtype=np.int64)
-        for row, name in enumerate(LANE_ROWS):
-            owner = owners.get(name, self)
-            if hasattr(owner, name):
-                self._lane[row] = getattr(owner, name)
-            setattr(owner, name, self._lane[row])
-        # the "previous step" fields of the observation (columns 1-4)
-        self._fresh = np.array([self.vocab.NONE, 0, self.n_moves, 2], dtype=np.int64)
-        self._memory = np.tile(self._fresh, (B, 1))
-        self.gt_actions = np.full((B, 1), -1, dtype=np.int8)
+        # every per-lane integer and byte lives in the lanes' two arrays; the
+        # interfaces' arrays become views of them (lanes.py)
+        fresh = (self.vocab.NONE, 0, self.n_moves, 2)      # the "previous step" fields of a new episode
+        self.lanes = lanes = Lanes(B, self.input, self.output, fresh)
+        self.time, self.clock, self.complexity, self.patience, self.n_correct = \
+            lanes.time, lanes.clock, lanes.complexity, lanes.patience, lanes.n_correct
+        # per joint action: (move, write flag); the head's steps (x, hash, col, y); writes or not
+        a = np.arange(self.n_actions)
+        move, self._writes = a % self.n_moves, a >= self.n_moves
+        self._action_fields = np.stack([move, self._writes])
+        dx, dy = (np.array([self.input.MOVES[m][i] for m in move]) for i in (0, 1))
+        self._head_steps = np.stack([dx, HASH_STEP[0] * dx + HASH_STEP[1] * dy, dx, dy])
+        # constants of the step, as arrays (faster than Python scalars)
+        self._none = np.full(B, self.vocab.NONE, dtype=np.int64)
+        self._reasons = {r: np.full(B, r, dtype=np.int64) for r in (ALL_WRITTEN, WRONG_WRITE, TIMEOUT)}
+        self._zero, self._q = np.zeros(B, dtype=np.int64), np.full(B, self.vocab.Q, dtype=np.int64)
+        self._all = np.arange(B)
         self._has_clock = task.name == "walk"
         self.episodes_started = 0
         self.reset()
@@ -127,7 +124,7 @@ class Environment:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
             self._pool, self._pool_pos = None, 0
-        self._start(*self._draw(self.batch), self._lanes)
+        self._start(*self._draw(self.batch), self._all)
         return self.observe()
 
     def _draw(self, k: int):
@@ -139,62 +136,35 @@ class Environment:
             kw = dict(level=getattr(self.sampler, "level", None), low_accuracy=getattr(self.sampler, "low_accuracy", False))
             step = 4 if big else chunk            # long instances a few at a time: small temporaries
             parts = [self.task.sample(self.rng, c[i:i + step], **kw) for i in range(0, chunk, step)]
-            self._pool = parts[0] if len(parts) == 1 else concatenate(parts, self.vocab.NONE)
-            self._pool_pos = 0
-            self._fit(self._pool)
+            drawn = parts[0] if len(parts) == 1 else concatenate(parts, self.vocab.NONE)
+            del parts                             # long instances: keep one copy of them while packing
+            self._pool, self._pool_pos = self.lanes.fit(drawn), 0
         sl = slice(self._pool_pos, self._pool_pos + k)
         self._pool_pos += k
         return self._pool, sl
 
-    def _fit(self, pool: Instances) -> None:
-        """Pad a pool's arrays to the lanes' capacities (growing them if
-        needed), so that starting an instance is one assignment per array."""
-        pool.cells = self.input.board.fit(pool.cells, pool.x0)
-        pool.targets = self.output.fit(pool.targets)
-        s, cap = pool.actions.shape[1], self.gt_actions.shape[1]
-        if s > cap:
-            self.gt_actions = np.pad(self.gt_actions, ((0, 0), (0, max(s, 2 * cap) - cap)), constant_values=-1)
-        pool.actions = np.pad(pool.actions, ((0, 0), (0, self.gt_actions.shape[1] - s)), constant_values=-1)
-        init = np.zeros((len(LANE_ROWS), len(pool)), dtype=np.int64)     # each lane's row values at its start
-        patience = pool.complexity + 2                                     # the timeout rule, REFERENCE 2.6
-        for name, value in (("x0", pool.x0), ("key", pool.key), ("x", 1), ("y", 1), ("n_outputs", pool.n_outputs),
-                            ("complexity", pool.complexity), ("clock", pool.clock), ("deadline", patience),
-                            ("patience", patience)):
-            init[LANE_ROWS.index(name)] = value
-        pool.lane_init = init
-
     def load(self, instances: Instances, lanes=None) -> np.ndarray:
         """Start ``instances`` (k of them) in ``lanes`` (k,; default all) and
         return the observation; use it to give the environment canned boards."""
-        lanes = self._lanes[:len(instances)] if lanes is None else np.asarray(lanes)
+        lanes = self._all[:len(instances)] if lanes is None else np.asarray(lanes)
         if len(lanes) != len(instances):
             raise ValueError(f"{len(instances)} instances for {len(lanes)} lanes")
-        instances = instances.take(slice(None))
-        self._fit(instances)
-        self._start(instances, slice(None), lanes)
+        self._start(self.lanes.fit(instances), slice(None), lanes)
         return self.observe()
 
-    def _start(self, pool: Instances, sl: slice, lanes: np.ndarray) -> None:
+    def _start(self, pool: Packed, sl: slice, lanes: np.ndarray) -> None:
         """Start instances ``pool[sl]`` in ``lanes``."""
-        if (pool.cells.shape[2], pool.targets.shape[1], pool.actions.shape[1]) != (
-                self.input.board.capacity, self.output.targets.shape[1], self.gt_actions.shape[1]):
-            self._fit(pool)                            # a capacity grew since the pool was drawn
-        self.input.board.cells[lanes] = pool.cells[sl]          # the pool is fitted to the capacities
-        self.output.targets[lanes] = pool.targets[sl]
-        self.gt_actions[lanes] = pool.actions[sl]
-        self._lane[:, lanes] = pool.lane_init[:, sl]            # heads, counters, origins, output index
-        self._memory[lanes] = self._fresh
+        self.lanes.start(pool, sl, lanes)
         self.episodes_started += len(lanes)
 
     # ------------------------------------------------------------ observing
     def observe(self) -> np.ndarray:
         """The observation (B, 5) of the current step (see the module doc)."""
-        obs = np.empty((self.batch, 5), dtype=np.int64)
-        obs[:, 0] = self.input.read()
+        lanes = self.lanes
+        lanes.read[:] = self.input.board.gather(lanes.at, lanes.hash)
         if self._has_clock:
-            obs[self.time >= self.clock, 0] = self.vocab.Q
-        obs[:, 1:] = self._memory
-        return obs
+            np.copyto(lanes.read, self._q, where=lanes.time >= lanes.clock)
+        return lanes.obs.T.copy()
 
     @property
     def v_hat(self) -> np.ndarray:
@@ -210,16 +180,22 @@ class Environment:
     @property
     def next_target(self) -> np.ndarray:
         """The symbol (B,) that a write at this step must produce."""
-        return self.output.next_target
+        return self.lanes.flat.take(self.lanes.target_base + self.lanes.index).astype(np.int64)
 
     @property
     def n_outputs(self) -> np.ndarray:
         return self.output.n_outputs
 
+    @property
+    def gt_actions(self) -> np.ndarray:
+        """The ground-truth actions (B, capacity) of every lane, padded with -1."""
+        return self.lanes.gt_actions
+
     def ground_truth(self) -> np.ndarray:
         """The ground-truth joint action (B,) of this step (REFERENCE 1.10);
         -1 once a lane has left the reference path's length."""
-        return self.gt_actions[self._lanes, np.minimum(self.time, self.gt_actions.shape[1] - 1)].astype(np.int64)
+        lanes = self.lanes
+        return lanes.flat.take(lanes.action_base + np.minimum(lanes.time, lanes.wa - 1)).astype(np.int64)
 
     # --------------------------------------------------------------- acting
     def _check(self, name, value, dtype_kind, shape, high):
@@ -230,7 +206,7 @@ class Environment:
         if high is not None:
             if a.dtype != np.int64:
                 a = a.astype(np.int64)
-            if a.view(np.uint64).max() >= high:          # negatives viewed as unsigned are huge
+            if np.maximum.reduce(a.view(np.uint64)) >= high:     # negatives viewed as unsigned are huge
                 raise ValueError(f"{name} must be in 0..{high - 1}; got values from {a.min()} to {a.max()}")
         return a
 
@@ -244,56 +220,44 @@ class Environment:
         explored : bool (B,), this step's action was exploratory (non-greedy);
             sets the observed explored flag from the next step on.
 
-        The observation returned is also the environment's memory of the
-        previous step: read it, do not modify it.
+        The observation returned is a copy: the environment keeps its own.
         """
-        B = self.batch
+        B, lanes = self.batch, self.lanes
         actions = self._check("actions", actions, "iu", (B,), self.n_actions)
-        write = actions >= self.n_moves
-        move = actions - self.n_moves * write
-        any_write = write.any()
+        write = self._writes.take(actions)                               # bool (B,)
         if symbols is None:
-            if any_write:
+            if np.count_nonzero(write):
                 raise ValueError("symbols (B,) are required when an action writes")
-            symbols = np.full(B, self.vocab.NONE, dtype=np.int64)
+            symbols = self._none
         else:
             symbols = self._check("symbols", symbols, "iu", (B,), self.vocab.size)
-        if self.reward_kind != "binary" and any_write:
+        if self.reward_kind != "binary" and np.count_nonzero(write):
             probs = self._check("probs", probs, "f", (B, self.vocab.size), None)
-        out = self.output
-        target = out.targets[self._lanes, out.index]                 # int8: what a write must produce now
-        correct = out.write(write, symbols, target, record=False)    # live episodes only ever wrote targets
+        lanes.obs[3:] = self._action_fields.take(actions, axis=1)          # previous move, write flag
+        target = lanes.flat.take(lanes.target_base + lanes.index)          # int8: what a write must produce now
+        correct = np.multiply(symbols == target, lanes.write, out=lanes.correct)     # 0/1 (B,)
         reward = write_rewards(self.reward_kind, write, correct, target, probs, self.vocab.base)
-        self.n_correct += correct
-        self.time += 1
-        np.copyto(self.deadline, self.time + self.patience, where=write)
-        self.input.move(move)
+        lanes.counters += lanes.increment            # index += write, time += 1, n_correct += correct, idle += 1
+        np.copyto(lanes.idle, self._zero, where=write)
+        lanes.head += self._head_steps.take(actions, axis=1)                # x, hash, col, y
         # why lanes end (REFERENCE 2.6), in order of precedence: a wrong write,
-        # all targets written, the timeout
-        reason = (self.time >= self.deadline) * TIMEOUT
-        reason[out.index >= out.n_outputs] = ALL_WRITTEN
-        reason[write > correct] = WRONG_WRITE
-        done = reason > 0
-        n_correct = self.n_correct.copy()
-        obs = np.empty((B, 5), dtype=np.int64)
-        obs[:, 1] = self.vocab.NONE
-        np.copyto(obs[:, 1], symbols, where=write)
-        obs[:, 2] = self._memory[:, 1]
+        # all targets written, the timeout (complexity + 2 steps without a write)
+        reason = (lanes.idle >= lanes.patience) * self._reasons[TIMEOUT]
+        np.copyto(reason, self._reasons[ALL_WRITTEN], where=lanes.index >= lanes.n_outputs)
+        np.copyto(reason, self._reasons[WRONG_WRITE], where=lanes.write > correct)
+        done = reason.astype(bool)
+        n_correct = lanes.n_correct.copy()
+        lanes.prev_written[:] = self._none
+        np.copyto(lanes.prev_written, symbols, where=write)
         if explored is not None:
-            obs[:, 2] |= explored
-        obs[:, 3] = move
-        obs[:, 4] = write
-        self._memory = obs[:, 1:]
-        if done.any():
-            lanes = self._lanes[done]
-            self._start(*self._draw(len(lanes)), lanes)
-        obs[:, 0] = self.input.read()
-        if self._has_clock:
-            obs[self.time >= self.clock, 0] = self.vocab.Q
-        return StepResult(obs, reward, done, reason, n_correct)
+            lanes.explored |= explored
+        ended = done.nonzero()[0]
+        if len(ended):
+            self._start(*self._draw(len(ended)), ended)
+        return StepResult(self.observe(), reward, done, reason, n_correct)
 
     # views on the observation memory, for readers and the renderer
-    prev_written = property(lambda self: self._memory[:, 0])
-    explored = property(lambda self: self._memory[:, 1])
-    prev_move = property(lambda self: self._memory[:, 2])
-    prev_write = property(lambda self: self._memory[:, 3])
+    prev_written = property(lambda self: self.lanes.prev_written)
+    explored = property(lambda self: self.lanes.explored)
+    prev_move = property(lambda self: self.lanes.prev_move)
+    prev_write = property(lambda self: self.lanes.write)

@@ -25,8 +25,10 @@ class InputGrid:
     MOVES = ((-1, 0), (1, 0), (0, 1), (0, -1))
     MOVE_NAMES = ("left", "right", "down", "up")
 
+    GRID = True    # heads may leave row 1
+
     def __init__(self, batch: int, rows: int, vocab: Vocabulary, fill: str, q_column: bool = False):
-        self.board = Board(batch, rows, vocab, fill, q_column)
+        self.board = Board(batch, rows, vocab, fill, q_column, grid=self.GRID)
         self.x = np.ones(batch, dtype=np.int64)
         self.y = np.ones(batch, dtype=np.int64)
         self._dx = np.array([m[0] for m in self.MOVES], dtype=np.int64)
@@ -43,7 +45,7 @@ class InputGrid:
 
     def read(self) -> np.ndarray:
         """The symbol (B,) under every head."""
-        return self.board.read(self.x, self.y)
+        return self.board.read(self.x, self.y if self.GRID else None)
 
 
 class InputTape(InputGrid):
@@ -51,6 +53,7 @@ class InputTape(InputGrid):
 
     MOVES = ((-1, 0), (1, 0))
     MOVE_NAMES = ("left", "right")
+    GRID = False
 
     def move(self, moves: np.ndarray) -> None:
         """Move every head one cell along the tape; ``moves`` (B,) in 0..1."""
@@ -61,10 +64,10 @@ class OutputTape:
     """What B lanes have written so far, and the targets they must write.
 
     ``targets`` (B, n) padded with none; ``index`` (B,) is the position the
-    next write fills (the release's ``target_idx``, REFERENCE 4.1).  The
-    environment starts lanes by assigning targets, ``n_outputs`` and ``index``,
-    and writes with ``record=False``: there ``written`` is not kept up to
-    date (what a live episode has written is ``targets[:index]``).
+    next write fills (the release's ``target_idx``, REFERENCE 4.1).  In the
+    environment ``targets``, ``n_outputs`` and ``index`` are views of its lane
+    arrays (lanes.py) and the step checks writes itself: ``written`` is not
+    kept there (what a live episode has written is ``targets[:index]``).
     """
 
     def __init__(self, batch: int, vocab: Vocabulary):

@@ -160,8 +160,13 @@ class Walk(Task):
         c, keys = np.asarray(complexities, dtype=np.int64), np.asarray(keys, dtype=np.int64)
         k, v = len(c), self.vocab
         d = (c - 2) // 2 + 1                          # distance to the arrow
-        arrow_sym = np.array([{"l": v.L, "u": v.U, "d": v.D}[a] for a in arrows])
-        move = np.array([self.ARROW_MOVES[a] for a in arrows])
+        names = np.asarray(arrows)
+        which = names.reshape(-1, 1) == np.array(list(self.ARROW_MOVES))           # (k, 3): one True a row
+        if not which.any(axis=1).all():
+            raise KeyError(str(names[~which.any(axis=1)][0]))
+        arrow = which.argmax(axis=1)                  # vectorised: a pool holds about a thousand instances
+        arrow_sym = np.array([v.L, v.U, v.D])[arrow]
+        move = np.array(list(self.ARROW_MOVES.values()))[arrow]
         n_out = c + 1 - d
         j = np.arange(1, int(n_out.max()) + 1)[None, :]
         dx = np.where(move == LEFT, -1, 0)[:, None]
