@@ -205,12 +205,12 @@ class Controller:
             raise ValueError(f"dq and dlogp must have shapes {(T, B, self.config.n_actions)} and"
                              f" {(T, B, self.config.n_symbols)}; got {dq.shape} and {dlogp.shape}")
         H = self.config.units
-        t_all = np.stack([c[4] for c in caches]).reshape(T * B, H)
-        rows = np.stack([c[0] for c in caches]).reshape(T * B, -1) + self.config._offsets
+        t_all = np.concatenate([c[4] for c in caches])   # (T B, H), step-major
+        rows = np.concatenate([c[0] for c in caches]) + self.config._offsets
         A = self.config.n_actions
         dheads = np.empty((T * B, A + self.config.n_symbols), dtype=self.dtype)   # both heads at once
         dheads[:, :A] = dq.reshape(T * B, A)
-        dheads[:, A:] = log_softmax_backward(dlogp, np.stack([c[5] for c in caches])).reshape(T * B, -1)
+        dheads[:, A:] = log_softmax_backward(dlogp.reshape(T * B, -1), np.concatenate([c[5] for c in caches]))
         dw, db = t_all.T @ dheads, dheads.sum(0)
         grads = {"q.w": dw[:, :A], "q.b": db[:A], "sym.w": dw[:, A:], "sym.b": db[A:]}
         da = dheads @ np.concatenate([P["q.w"], P["sym.w"]], axis=1).T
@@ -219,7 +219,7 @@ class Controller:
         layers = self._layers()
         L = len(layers)
         if L:
-            hid_all = np.stack([c[3] for c in caches]).reshape(T * B, H)
+            hid_all = np.concatenate([c[3] for c in caches])
             grads["extra.w"] = hid_all.T @ da
             dhidden = (da @ P["extra.w"].T).reshape(T, B, H)
         n_state = {"gru": 1, "lstm": 2, "ff": 0}[core]
@@ -243,15 +243,15 @@ class Controller:
                     new = (dh, dc)
                 dstate[l] = new if keep is None else tuple(a * keep for a in new)   # no gradient across a reset
         for l in range(L):
-            hs = np.stack([c[2][l][1] for c in caches]).reshape(T * B, H)
+            hs = np.concatenate([c[2][l][1] for c in caches])
             dpre = pre[l].reshape(T * B, -1)
             db = dpre.sum(0)
             if l > 0:               # layer 0's "wx" is the first matrix after the embedding: below
-                xs = np.stack([c[2][l][0] for c in caches]).reshape(T * B, -1)
+                xs = np.concatenate([c[2][l][0] for c in caches])
                 grads[f"core{l}.wx"] = xs.T @ dpre
             if core == "gru":
                 dah, dcand = dpre[:, :2 * H], dpre[:, 2 * H:]
-                rhs = np.stack([c[2][l][4] for c in caches]).reshape(T * B, H)
+                rhs = np.concatenate([c[2][l][4] for c in caches])
                 g = {"bx": db, "wh": hs.T @ dah, "bh": db[:2 * H].copy(), "whh": rhs.T @ dcand, "bhh": db[2 * H:].copy()}
             else:
                 g = {"bx": db, "wh": hs.T @ dpre, "bh": db.copy()}
