@@ -122,3 +122,6 @@ def test_table1_reports_the_confirmed_length():
                perfect_1000=False, confirm_length=1000, confirmed=True)
     text = table1_markdown([row, dict(row, seed=1, confirmed=False)], 1000)
     assert "full: passed @1000 in training" in text and "| copy (GRU) | 2/2 (paper 10/10) | 1/2 | 2/2 | 0/2 | 0.50 (2 solved) |" in text
+    mult = dict(row, task="multiplication", confirm_length=0, confirmed=False)   # stopped at the paper's solve
+    text = table1_markdown([row, mult], 1000)
+    assert "| multiplication (GRU) | 1/1 (paper 10/10) | - | 1/1 | 0/1 |" in text, text

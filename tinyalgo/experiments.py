@@ -154,9 +154,10 @@ def run_sweep(jobs, executor: Executor = None, workers: int = 2, log=print, on_r
             results.append(row)
             if on_result:
                 on_result(sorted(results, key=lambda r: (r["column"], r["task"], r["seed"])))
-            log(f"{row['task']:>15s} {row['column']:>16s} seed {row['seed']:>2d}: "
-                f"{'solved' if row['solved'] else 'not solved'} in {row['minutes']:.1f} min,"
-                f" {row['chars']:,} chars; 100: {row['solved_fraction_100']}, 1000: {row['solved_fraction_1000']}")
+            solved = f"solved @100 in {row['minutes_to_solve']:.1f} min" if row["solved"] else "not solved"
+            log(f"{row['task']:>15s} {row['column']:>16s} seed {row['seed']:>2d}: {solved} (run {row['minutes']:.1f}"
+                f" min, {row['chars']:,} chars); re-test 100: {row['solved_fraction_100']},"
+                f" 1000: {row['solved_fraction_1000']}")
     finally:
         if own:
             executor.shutdown()
@@ -200,7 +201,9 @@ def table1_markdown(rows, budget) -> str:
             rs = [r for r in rows if r["task"] == task and r["column"] == "full"]
             solve_minutes = [r["minutes_to_solve"] for r in rs if r["minutes_to_solve"] is not None]
             m = median(solve_minutes)
-            cells += [f"{sum(r.get('confirmed', False) for r in rs)}/{len(rs)}" for _ in confirm]
+            for L in confirm:          # "-": this task's runs stopped at the paper's solve
+                asked = [r for r in rs if r.get("confirm_length", 0) == L]
+                cells.append(f"{sum(r.get('confirmed', False) for r in asked)}/{len(asked)}" if asked else "-")
             cells.append(f"{sum(r['perfect_100'] for r in rs)}/{len(rs)}" if rs else "")
             cells.append(f"{sum(r['perfect_1000'] for r in rs)}/{len(rs)}" if rs else "")
             cells.append(f"{m:.2f} ({len(solve_minutes)} solved)" if m is not None else "-")
@@ -215,7 +218,8 @@ def table1_markdown(rows, budget) -> str:
         lines.append(f"passed @{confirm[0]} in training: after the paper's solve the run went on training (the"
                      f" curriculum still advancing) until 50 fresh instances of length {confirm[0]} were all right"
                      " after an advance (``--confirm-length``), or the budget ran out; the re-tests are of that final"
-                     " model. The minutes to solve are still the paper's (length 100).")
+                     " model. The minutes to solve are still the paper's (length 100). \"-\": that task's runs"
+                     " stopped at the paper's solve (``--confirm-length 0``).")
     lines.append("")
     lines.append(f"Budget per run: {budget:,} characters (lane-steps). Columns: "
                  + "; ".join(f"{c} = {TABLE1_COLUMNS[c][0]} units, discount {TABLE1_COLUMNS[c][1]},"
