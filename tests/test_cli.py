@@ -47,6 +47,11 @@ def test_train_then_resume_then_evaluate(tmp_path, capsys):
     assert main(["evaluate", out + "/checkpoint.npz", "--complexities", "10", "--instances", "5",
                  "--json", str(tmp_path / "e.json")]) == 0
     assert (tmp_path / "e.json").exists()
+    capsys.readouterr()
+    assert main(["evaluate", out + "/checkpoint.npz", "--complexities", "10", "--instances", "5", "--departures"]) == 0
+    text = capsys.readouterr().out        # an untrained copy model: failed instances, each with its first departure
+    failed = int(text.split("complexity 10: ")[1].split(" of 5 failed")[0])
+    assert text.count("  instance ") == failed and ("instead of" in text or "never left" in text or failed == 0)
 
 
 def test_resume_of_a_missing_run_is_one_line(tmp_path, capsys):

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 from tinyalgo.curriculum import Curriculum
-from tinyalgo.evaluation import GroundTruthAgent, evaluate, evaluate_complexity
+from tinyalgo.environment import Environment
+from tinyalgo.evaluation import GroundTruthAgent, evaluate, evaluate_complexity, first_departures
 
 
 class RightUpToK(GroundTruthAgent):
@@ -35,6 +36,46 @@ def test_evaluate_many_complexities_logs():
     lines = []
     rows = evaluate(GroundTruthAgent(), "addition", [10, 100], instances=3, log=lines.append)
     assert [r["complexity"] for r in rows] == [10, 100] and len(lines) == 2
+
+
+class Scripted:
+    """A stand-in controller: Q-values one-hot on the ground-truth action,
+    except lane 0 at step ``k`` (up and down swapped) and lane 1 on its last
+    write (another move); the right symbol always."""
+
+    def __init__(self, env, k):
+        self.env, self.k, self.t = env, k, 0
+
+    def frozen(self):
+        return self
+
+    def initial_state(self, batch):
+        return None
+
+    def infer(self, obs, state, reset):
+        env = self.env
+        actions = np.maximum(env.ground_truth(), 0)
+        if self.t == self.k:
+            actions[0] = actions[0] ^ 1 if actions[0] % 4 >= 2 else actions[0]
+        last = env.target_index == env.n_outputs - 1
+        if last[1] and actions[1] >= 4:
+            actions[1] = 4 + (actions[1] + 1) % 4
+        self.t += 1
+        q = np.eye(8)[actions]
+        logp = np.log(np.eye(env.vocab.size)[env.next_target] + 1e-9)
+        return q, logp, state
+
+
+def test_first_departures_names_the_step_and_both_actions():
+    env = Environment("addition", batch_size=3, complexity=12, seed=4, extra_curriculum=False)
+    truth = env.gt_actions[0]
+    k = next(t for t in range(3, len(truth)) if truth[t] in (2, 3))     # a vertical move of lane 0
+    rows = first_departures(Scripted(env, k), "addition", 12, env=env)
+    d = rows[0]["departure"]
+    assert (d["step"], d["truth"], d["action"]) == (k, truth[k], truth[k] ^ 1)
+    assert d["q_action"] == 1.0 and d["q_truth"] == 0.0 and len(d["obs"]) == 5
+    assert rows[1]["departure"] is None and rows[2]["departure"] is None    # the last write's move does not count
+    assert rows[1]["solved"] and rows[2]["solved"]
 
 
 def test_curriculum_advances_only_on_perfect_score_and_records():

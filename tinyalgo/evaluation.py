@@ -39,6 +39,33 @@ class GroundTruthAgent:
         return np.maximum(env.ground_truth(), 0), env.next_target
 
 
+def run_instances(agent, env: Environment) -> dict:
+    """Run the current instance of every lane of ``env`` to its end (lanes
+    that finish early restart, but their new instances are not counted).
+
+    Returns per-lane arrays (B,): solved, n_correct, n_outputs, reason (the
+    environment's end reason), and steps (time steps run)."""
+    B = env.batch
+    agent.start(B)
+    obs = env.observe()
+    reset = np.ones(B, dtype=bool)
+    active = np.ones(B, dtype=bool)
+    n_outputs = env.n_outputs.copy()
+    n_correct = np.zeros(B, dtype=np.int64)
+    reason = np.zeros(B, dtype=np.int64)
+    steps = 0
+    while active.any():
+        actions, symbols = agent.act(env, obs, reset)
+        result = env.step(actions, symbols)
+        ended = result.done & active
+        n_correct[ended] = result.n_correct[ended]
+        reason[ended] = result.reason[ended]
+        active &= ~result.done
+        obs, reset = result.obs, result.done
+        steps += 1
+    return dict(solved=reason == ALL_WRITTEN, n_correct=n_correct, n_outputs=n_outputs, reason=reason, steps=steps)
+
+
 def evaluate_complexity(agent, task, complexity: int, instances: int = 50, base: int = 10, seed: int = 0,
                         env: Environment = None) -> dict:
     """Run ``instances`` fresh instances of one complexity to their end.
@@ -51,27 +78,61 @@ def evaluate_complexity(agent, task, complexity: int, instances: int = 50, base:
     if env is None:
         env = Environment(task, batch_size=instances, base=base, complexity=complexity, seed=seed,
                           extra_curriculum=False)
-    B = env.batch
-    agent.start(B)
-    obs = env.observe()
-    reset = np.ones(B, dtype=bool)
-    active = np.ones(B, dtype=bool)
-    n_outputs = env.n_outputs.copy()
-    n_correct = np.zeros(B, dtype=np.int64)
-    solved = np.zeros(B, dtype=bool)
-    steps = 0
-    while active.any():
-        actions, symbols = agent.act(env, obs, reset)
-        result = env.step(actions, symbols)
-        ended = result.done & active
-        n_correct[ended] = result.n_correct[ended]
-        solved[ended] = result.reason[ended] == ALL_WRITTEN
-        active &= ~result.done
-        obs, reset = result.obs, result.done
-        steps += 1
-    return dict(complexity=int(complexity), instances=int(B), solved=float(solved.mean()),
+    run = run_instances(agent, env)
+    n_correct, n_outputs = run["n_correct"], run["n_outputs"]
+    return dict(complexity=int(complexity), instances=int(env.batch), solved=float(run["solved"].mean()),
                 char_accuracy=float(n_correct.sum() / n_outputs.sum()),
-                mean_char_accuracy=float((n_correct / n_outputs).mean()), steps=steps)
+                mean_char_accuracy=float((n_correct / n_outputs).mean()), steps=run["steps"])
+
+
+class DepartureWatcher(GreedyAgent):
+    """The greedy agent, noting in each lane's first instance the first step
+    at which its joint action leaves the ground-truth path (REFERENCE 1.10),
+    with the Q-values of both actions and the observation.  The move that
+    goes with the last write does not count (the instance ends with it)."""
+
+    def start(self, batch: int) -> None:
+        super().start(batch)
+        self.time, self.first_episode = 0, np.ones(batch, dtype=bool)
+        self.departures = [None] * batch
+
+    def act(self, env: Environment, obs: np.ndarray, reset: np.ndarray):
+        q, logp, self.state = self.model.infer(obs, self.state, reset)
+        actions = q.argmax(axis=1)
+        if self.time:
+            self.first_episode &= ~reset                          # a lane's first instance ended
+        truth = env.ground_truth()
+        n = env.n_moves                                           # the last output's write ends the instance
+        last_write = (actions >= n) & (truth >= n) & (env.target_index == env.n_outputs - 1)
+        lanes = np.nonzero(self.first_episode & (truth >= 0) & (actions != truth) & ~last_write)[0]
+        for lane in lanes:                                        # rare: a Python loop is fine here
+            if self.departures[lane] is None:
+                self.departures[lane] = dict(step=self.time, action=int(actions[lane]), truth=int(truth[lane]),
+                                             q_action=float(q[lane, actions[lane]]),
+                                             q_truth=float(q[lane, truth[lane]]),
+                                             output=int(env.target_index[lane]), obs=obs[lane].tolist())
+        self.time += 1
+        return actions, logp.argmax(axis=1)
+
+
+def first_departures(controller, task, complexity: int, instances: int = 50, base: int = 10, seed: int = 0,
+                     env: Environment = None) -> list:
+    """Where a controller leaves the reference solution, per instance.
+
+    Runs ``instances`` fresh test instances greedily and returns one dict per
+    instance: lane, solved, reason (``END_REASONS`` index), and ``departure``:
+    None if the controller followed the ground-truth actions to its last
+    step, else the first step it did not (step, action, truth, their
+    Q-values, the output index reached, the observation).  A solved instance
+    can depart (another path that works); a failed one shows the decision
+    that started the failure."""
+    if env is None:
+        env = Environment(task, batch_size=instances, base=base, complexity=complexity, seed=seed,
+                          extra_curriculum=False)
+    watcher = DepartureWatcher(controller)
+    run = run_instances(watcher, env)
+    return [dict(lane=b, solved=bool(run["solved"][b]), reason=int(run["reason"][b]),
+                 departure=watcher.departures[b]) for b in range(env.batch)]
 
 
 def evaluate(agent, task, complexities, instances: int = 50, base: int = 10, seed: int = 0, log=None) -> list:
