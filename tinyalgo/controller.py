@@ -142,7 +142,8 @@ class Controller:
         training loops make one per rollout."""
         P, core = self.params, self.config.core
         obs = self._check_obs(obs)
-        keep = None if reset is None else (~np.asarray(reset, dtype=bool))[:, None].astype(self.dtype)
+        reset = None if reset is None else np.asarray(reset, dtype=bool)
+        keep = None if reset is None or not reset.any() else (~reset)[:, None].astype(self.dtype)   # None: no lane resets
         if fold is None:
             x, _ = onehot_affine_forward(obs, self.config._offsets, P["embed.w"], P["embed.b"])
             a0, W, b = None, None, None
