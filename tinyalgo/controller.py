@@ -275,7 +275,8 @@ class Controller:
 class FrozenController:
     """Inference with frozen parameters, faster: the one-hot embedding is
     folded into the first matrix that follows it (M = embed.w @ W), so a step
-    gathers F rows of M instead of multiplying (B, units) by (units, k).
+    multiplies the (B, sum of field sizes) one-hots by M instead of
+    (B, units) by (units, k).
     The first core layer's recurrent biases (GRU bh, bhh; LSTM bh) are
     constant terms of the same pre-activations and are folded in too, and
     the two heads are one (units, n_actions + n_symbols) matrix, and each
