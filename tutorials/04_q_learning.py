@@ -65,3 +65,30 @@ for _ in range(3):
     print(render_lane(env, 0, q_values=q[0], action=q[0].argmax()), end="\n\n")
     r = env.step(q.argmax(1), logp.argmax(1))
     obs, reset = r.obs, r.done
+
+# %% [markdown]
+# ## Where a model fails: its first departure from the reference solution
+#
+# `first_departures` runs fresh instances greedily and, for each one, names the
+# first step at which the controller's joint action differs from the
+# ground-truth action, with the Q-values of both. On a failed instance that
+# is the decision that started the failure; a small gap between the two
+# Q-values means the model could hardly tell them apart. A solved instance
+# can depart too: the small model here sometimes writes while moving left and
+# then walks back right, a detour that costs nothing under the dynamic
+# discount with gamma = 1, so Q-learning has no reason to avoid it. (On addition at
+# length 1000, every failure of a trained model is a swapped up/down after a
+# write: see `figures/README.md`.)
+
+# %%
+from tinyalgo.evaluation import first_departures
+from tinyalgo.render import action_name
+
+rows = first_departures(trainer.controller, "copy", 60 if FAST else 1000, instances=20)
+print(sum(r["solved"] for r in rows), "of", len(rows), "solved")
+for r in rows:
+    d = r["departure"]
+    if d is not None:
+        print(f"instance {r['lane']}: {'solved' if r['solved'] else 'failed'}; at step {d['step']}:"
+              f" {action_name(d['action'], 2)} (Q {d['q_action']:.3f}) instead of"
+              f" {action_name(d['truth'], 2)} (Q {d['q_truth']:.3f})")
