@@ -8,25 +8,16 @@ float64; and the inference forward at B = 50.  Median of repeats.  The
 allocator is tuned as the trainers tune it (``tinyalgo.memory``) unless
 ``--default-malloc`` is given.
 """
-import statistics
 import sys
-import time
 
+import tinyalgo  # noqa: F401  (first: it sets one BLAS thread unless OPENBLAS_NUM_THREADS is set, before NumPy loads)
 import numpy as np
 
 from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.memory import keep_freed_memory
+from timing import median_seconds
 
 SIZES, ACTIONS, SYMBOLS = (17, 17, 2, 5, 3), 8, 17
-
-
-def median_seconds(fn, repeats=7):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def bench(core, dtype, units=200, B=20, T=50, B_infer=50):

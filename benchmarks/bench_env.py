@@ -5,23 +5,12 @@
 One step = all B = 20 lanes take a uniformly random joint action and write a
 random symbol (so lanes fail and restart often, as early in training).
 """
-import statistics
-import time
-
+import tinyalgo  # noqa: F401  (first: one BLAS thread, as in training)
 import numpy as np
 
 from tinyalgo.environment import Environment
 from tinyalgo.tasks import make_task
-
-
-def per_call(fn, calls, repeats=7):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        times.append((time.perf_counter() - t0) / calls)
-    return statistics.median(times)
+from timing import median_seconds
 
 
 def bench_step(task, batch=20, complexity=10, steps=2000):
@@ -37,7 +26,7 @@ def bench_step(task, batch=20, complexity=10, steps=2000):
         restarts[0] += env.step(actions[k], symbols[k]).done.sum()
         i[0] += 1
 
-    us = per_call(one, steps) * 1e6
+    us = median_seconds(one, calls=steps) * 1e6
     return us, restarts[0] / i[0]
 
 
@@ -45,7 +34,7 @@ def bench_draw(task, k=20, complexity=100):
     t = make_task(task)
     rng = np.random.default_rng(0)
     c = np.full(k, complexity)
-    return per_call(lambda: t.sample(rng, c), 200) * 1e6
+    return median_seconds(lambda: t.sample(rng, c), calls=200) * 1e6
 
 
 if __name__ == "__main__":

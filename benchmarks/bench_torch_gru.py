@@ -8,9 +8,9 @@ and the whole controller of ``bench_bptt.py`` built from PyTorch modules (the
 one-hot embedding, the GRUCell, the extra layer with tanh, the Q and symbol
 heads with log-softmax).  Median of repeats.
 """
-import statistics
 import sys
-import time
+
+from timing import median_seconds
 
 try:
     import torch
@@ -18,15 +18,6 @@ except ImportError:
     sys.exit("bench_torch_gru.py compares with PyTorch, which is not installed (pip install torch)")
 
 SIZES, ACTIONS, SYMBOLS, H, B, T = (17, 17, 2, 5, 3), 8, 17, 200, 20, 50
-
-
-def median_seconds(fn, repeats=7):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main():
