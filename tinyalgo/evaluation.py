@@ -25,8 +25,8 @@ class GreedyAgent:
         self.state = self.model.initial_state(batch)
 
     def act(self, env: Environment, obs: np.ndarray, reset: np.ndarray):
-        q, logp, self.state = self.model.infer(obs, self.state, reset)
-        return q.argmax(axis=1), logp.argmax(axis=1)
+        self.q, logp, self.state = self.model.infer(obs, self.state, reset)
+        return self.q.argmax(axis=1), logp.argmax(axis=1)
 
 
 class GroundTruthAgent:
@@ -37,6 +37,12 @@ class GroundTruthAgent:
 
     def act(self, env: Environment, obs: np.ndarray, reset: np.ndarray):
         return np.maximum(env.ground_truth(), 0), env.next_target
+
+
+def fresh_environment(task, complexity: int, instances: int, base: int = 10, seed: int = 0) -> Environment:
+    """``instances`` fresh test instances of one complexity (never the
+    3-number addition extra curriculum)."""
+    return Environment(task, batch_size=instances, base=base, complexity=complexity, seed=seed, extra_curriculum=False)
 
 
 def run_instances(agent, env: Environment) -> dict:
@@ -75,9 +81,7 @@ def evaluate_complexity(agent, task, complexity: int, instances: int = 50, base:
     all outputs), mean_char_accuracy (the per-instance fraction, averaged),
     steps (time steps run).
     """
-    if env is None:
-        env = Environment(task, batch_size=instances, base=base, complexity=complexity, seed=seed,
-                          extra_curriculum=False)
+    env = fresh_environment(task, complexity, instances, base, seed) if env is None else env
     run = run_instances(agent, env)
     n_correct, n_outputs = run["n_correct"], run["n_outputs"]
     return dict(complexity=int(complexity), instances=int(env.batch), solved=float(run["solved"].mean()),
@@ -97,11 +101,11 @@ class DepartureWatcher(GreedyAgent):
         self.departures = [None] * batch
 
     def act(self, env: Environment, obs: np.ndarray, reset: np.ndarray):
-        q, logp, self.state = self.model.infer(obs, self.state, reset)
-        actions = q.argmax(axis=1)
+        truth = env.ground_truth()                                # of this step, before it is taken
+        actions, symbols = super().act(env, obs, reset)
+        q = self.q
         if self.time:
             self.first_episode &= ~reset                          # a lane's first instance ended
-        truth = env.ground_truth()
         n = env.n_moves                                           # the last output's write ends the instance
         last_write = (actions >= n) & (truth >= n) & (env.target_index == env.n_outputs - 1)
         lanes = np.nonzero(self.first_episode & (truth >= 0) & (actions != truth) & ~last_write)[0]
@@ -112,7 +116,7 @@ class DepartureWatcher(GreedyAgent):
                                              q_truth=float(q[lane, truth[lane]]),
                                              output=int(env.target_index[lane]), obs=obs[lane].tolist())
         self.time += 1
-        return actions, logp.argmax(axis=1)
+        return actions, symbols
 
 
 def first_departures(controller, task, complexity: int, instances: int = 50, base: int = 10, seed: int = 0,
@@ -126,9 +130,7 @@ def first_departures(controller, task, complexity: int, instances: int = 50, bas
     Q-values, the output index reached, the observation).  A solved instance
     can depart (another path that works); a failed one shows the decision
     that started the failure."""
-    if env is None:
-        env = Environment(task, batch_size=instances, base=base, complexity=complexity, seed=seed,
-                          extra_curriculum=False)
+    env = fresh_environment(task, complexity, instances, base, seed) if env is None else env
     watcher = DepartureWatcher(controller)
     run = run_instances(watcher, env)
     return [dict(lane=b, solved=bool(run["solved"][b]), reason=int(run["reason"][b]),
