@@ -174,3 +174,29 @@ def test_folded_training_step_gives_the_same_outputs_and_gradients(core, layers)
     g2, d2 = ctrl.backward(folded, dq, dlogp)
     for k in g1:
         np.testing.assert_allclose(g2[k], g1[k], rtol=1e-9, atol=1e-12, err_msg=k)
+
+
+@pytest.mark.parametrize("core,layers", CASES)
+def test_logits_step_defers_the_log_softmax_to_the_backward_pass(core, layers):
+    """step(logits=True) returns the symbol scores (their log-softmax is the
+    usual logp) and BPTT over such caches gives the same gradients."""
+    rng = np.random.default_rng(8)
+    ctrl = make(core, layers, units=6)
+    obs, resets, state0 = random_rollout(ctrl, 5, 3, rng)
+    dq, dlogp = rng.normal(size=(5, 3, 8)), rng.normal(size=(5, 3, 6))
+    fold = ctrl.frozen()
+    usual, deferred, s1, s2 = [], [], state0, state0
+    for t in range(5):
+        q1, l1, s1, c1 = ctrl.step(obs[t], s1, resets[t], fold=fold)
+        q2, scores, s2, c2 = ctrl.step(obs[t], s2, resets[t], fold=fold, logits=True)
+        np.testing.assert_array_equal(q2, q1)
+        np.testing.assert_allclose(scores - np.log(np.exp(scores).sum(1, keepdims=True)), l1, rtol=1e-12, atol=1e-12)
+        assert not np.allclose(scores, l1)
+        usual.append(c1)
+        deferred.append(c2)
+    g1, d1 = ctrl.backward(usual, dq, dlogp)
+    g2, d2 = ctrl.backward(deferred, dq, dlogp)
+    for k in g1:
+        np.testing.assert_allclose(g2[k], g1[k], rtol=1e-10, atol=1e-12, err_msg=k)
+    with pytest.raises(ValueError, match="mix logits=True and logits=False"):
+        ctrl.backward(usual[:2] + deferred[2:], dq, dlogp)

@@ -131,7 +131,7 @@ class Controller:
                 p[k] = self.params[f"core{l}.{k}"]
         return self._layer_params
 
-    def step(self, obs, state, reset=None, keep_cache=True, fold=None):
+    def step(self, obs, state, reset=None, keep_cache=True, fold=None, logits=False):
         """One step for all lanes.  obs int (B, F); state from
         ``initial_state`` or the previous step; reset bool (B,) lanes that
         start an episode now.  Returns (q (B, A), logp (B, V), new state, cache).
@@ -139,7 +139,11 @@ class Controller:
         ``fold``: ``self.frozen()`` made after the last parameter change; the
         step then gathers the first pre-activation from it instead of
         computing embedding @ W (same numbers up to rounding, faster).  The
-        training loops make one per rollout."""
+        training loops make one per rollout.  ``logits``: return the symbol
+        head's raw scores instead of log-probabilities (same argmax); the
+        backward pass then takes the log-softmax of all steps at once.  The
+        training loops use it: they need only the argmax at each step, and a
+        log-softmax per step on 20 x V numbers is mostly call overhead."""
         P, core = self.params, self.config.core
         obs = self._check_obs(obs)
         reset = None if reset is None else np.asarray(reset, dtype=bool)
@@ -173,14 +177,14 @@ class Controller:
             t += P["extra.b"]
             np.tanh(t, out=t)
         if W is None:
-            q = t @ P["q.w"] + P["q.b"]
-            logp, _ = log_softmax_forward(t @ P["sym.w"] + P["sym.b"])
+            q, scores = t @ P["q.w"] + P["q.b"], t @ P["sym.w"] + P["sym.b"]
         else:                       # both heads in one product
             out = t @ W
             out += b
             A = self.config.n_actions
-            q, (logp, _) = out[:, :A], log_softmax_forward(out[:, A:])
-        cache = (obs, keep, layer_caches, hidden, t, logp) if keep_cache else None
+            q, scores = out[:, :A], out[:, A:]
+        logp = scores if logits else log_softmax_forward(scores)[0]
+        cache = (obs, keep, layer_caches, hidden, t, logp, logits) if keep_cache else None
         return q, logp, new_state, cache
 
     def infer(self, obs, state, reset=None):
@@ -211,7 +215,13 @@ class Controller:
         A = self.config.n_actions
         dheads = np.empty((T * B, A + self.config.n_symbols), dtype=self.dtype)   # both heads at once
         dheads[:, :A] = dq.reshape(T * B, A)
-        dheads[:, A:] = log_softmax_backward(dlogp.reshape(T * B, -1), np.concatenate([c[5] for c in caches]))
+        logp = np.concatenate([c[5] for c in caches])
+        as_logits = {c[6] for c in caches}
+        if len(as_logits) > 1:
+            raise ValueError("the step caches mix logits=True and logits=False; use one setting for a whole rollout")
+        if as_logits.pop():
+            logp = log_softmax_forward(logp)[0]                # the log-softmax of every step at once
+        dheads[:, A:] = log_softmax_backward(dlogp.reshape(T * B, -1), logp)
         dw, db = t_all.T @ dheads, dheads.sum(0)
         grads = {"q.w": dw[:, :A], "q.b": db[:A], "sym.w": dw[:, A:], "sym.b": db[A:]}
         da = dheads @ np.concatenate([P["q.w"], P["sym.w"]], axis=1).T

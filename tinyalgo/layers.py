@@ -72,6 +72,12 @@ def sigmoid(x, out=None):
     return out
 
 
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of (B, A) logits."""
+    z = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
+
+
 def log_softmax_forward(x):
     """Row-wise log-softmax.  x (B, V) -> logp (B, V)."""
     z = x - x.max(axis=-1, keepdims=True)

@@ -36,6 +36,7 @@ import numpy as np
 from tinyalgo import qlearning
 from tinyalgo.complexity import FixedComplexity
 from tinyalgo.curriculum import Curriculum
+from tinyalgo.layers import softmax
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 from tinyalgo.memory import keep_freed_memory
@@ -229,14 +230,14 @@ class QTrainer:
         explore = self.rng.random((T, B)) < eps                       # epsilon-greedy, drawn for the whole rollout
         random_actions = self.rng.integers(0, A, size=(T, B))
         for t in range(T):
-            q, logp, hidden, cache = ctrl.step(obs, hidden, reset, fold=fold)
+            q, scores, hidden, cache = ctrl.step(obs, hidden, reset, fold=fold, logits=True)
             caches.append(cache)
             greedy = q.argmax(axis=1)
             a = np.where(explore[t], random_actions[t], greedy)
             exploratory[t] = a != greedy
             v_hat[t], targets[t] = env.v_hat, env.next_target
-            probs = np.exp(logp) if cfg.reward != "binary" else None
-            result = env.step(a, logp.argmax(axis=1), probs, explored=exploratory[t])
+            probs = softmax(scores) if cfg.reward != "binary" else None
+            result = env.step(a, scores.argmax(axis=1), probs, explored=exploratory[t])
             qs[t], actions[t], rewards[t], terminal[t] = q, a, result.reward, result.done
             obs, reset = result.obs, result.done
         q_next, _, _ = fold.infer(obs, hidden, reset)                  # bootstrap at the rollout's end

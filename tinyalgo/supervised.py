@@ -22,6 +22,7 @@ from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.curriculum import Curriculum
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
+from tinyalgo.layers import softmax
 from tinyalgo.memory import keep_freed_memory
 from tinyalgo.optim import scale_gradients, sgd_step
 
@@ -49,12 +50,6 @@ class SupervisedConfig:
     dtype: str = "float32"
 
 
-def softmax(logits: np.ndarray) -> np.ndarray:
-    """Row-wise softmax of (B, A) logits."""
-    z = np.exp(logits - logits.max(axis=1, keepdims=True))
-    return z / z.sum(axis=1, keepdims=True)
-
-
 def make_controller(env: Environment, core: str, units: int, layers: int, seed: int, dtype: str) -> Controller:
     """A controller sized for ``env``'s observations, actions and vocabulary."""
     config = ControllerConfig(obs_sizes=env.obs_sizes, n_actions=env.n_actions, n_symbols=env.vocab.size,
@@ -70,7 +65,7 @@ def supervised_rollout(controller, env, obs, state, reset, T):
     dq = np.zeros((T, B, env.n_actions), dtype=controller.params["q.w"].dtype)
     dlogp = np.zeros((T, B, env.vocab.size), dtype=dq.dtype)
     for t in range(T):
-        q, logp, state, cache = controller.step(obs, state, reset, fold=fold)
+        q, scores, state, cache = controller.step(obs, state, reset, fold=fold, logits=True)
         caches.append(cache)
         gold = env.ground_truth()
         known = gold >= 0
@@ -79,7 +74,7 @@ def supervised_rollout(controller, env, obs, state, reset, T):
         dq[t, ar[known], gold[known]] -= 1.0
         write = known & (gold >= env.n_moves)
         dlogp[t, ar[write], env.next_target[write]] = -1.0      # d(-log p[target]) / dlogp
-        result = env.step(gold, logp.argmax(axis=1))
+        result = env.step(gold, scores.argmax(axis=1))
         obs, reset = result.obs, result.done
     grads, _ = controller.backward(caches, dq, dlogp)
     return grads, obs, state, reset
