@@ -155,48 +155,54 @@ def test_frozen_inference_matches_infer(core, layers):
         np.testing.assert_allclose(l2, l1, rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("core,layers", CASES)
-def test_folded_training_step_gives_the_same_outputs_and_gradients(core, layers):
-    rng = np.random.default_rng(6)
+def side_by_side(core, layers, seed, first, second):
+    """Run one random rollout twice, stepping with ``first(ctrl, obs, state,
+    reset, fold)`` and with ``second``; returns the controller, (dq, dlogp),
+    and per run the list of (q, logp) and the caches."""
+    rng = np.random.default_rng(seed)
     ctrl = make(core, layers, units=6)
     obs, resets, state0 = random_rollout(ctrl, 5, 3, rng)
-    dq, dlogp = rng.normal(size=(5, 3, 8)), rng.normal(size=(5, 3, 6))
+    grads_in = rng.normal(size=(5, 3, 8)), rng.normal(size=(5, 3, 6))
     fold = ctrl.frozen()
-    plain, folded, s1, s2 = [], [], state0, state0
-    for t in range(5):
-        q1, l1, s1, c1 = ctrl.step(obs[t], s1, resets[t])
-        q2, l2, s2, c2 = ctrl.step(obs[t], s2, resets[t], fold=fold)
+    runs = []
+    for stepper in (first, second):
+        outputs, caches, state = [], [], state0
+        for t in range(5):
+            q, logp, state, cache = stepper(ctrl, obs[t], state, resets[t], fold)
+            outputs.append((q, logp))
+            caches.append(cache)
+        runs.append((outputs, caches))
+    return ctrl, grads_in, runs
+
+
+def assert_same_gradients(ctrl, grads_in, caches1, caches2, rtol):
+    g1, _ = ctrl.backward(caches1, *grads_in)
+    g2, _ = ctrl.backward(caches2, *grads_in)
+    for k in g1:
+        np.testing.assert_allclose(g2[k], g1[k], rtol=rtol, atol=1e-12, err_msg=k)
+
+
+@pytest.mark.parametrize("core,layers", CASES)
+def test_folded_training_step_gives_the_same_outputs_and_gradients(core, layers):
+    ctrl, grads_in, ((out1, plain), (out2, folded)) = side_by_side(
+        core, layers, 6, lambda c, o, s, r, f: c.step(o, s, r), lambda c, o, s, r, f: c.step(o, s, r, fold=f))
+    for (q1, l1), (q2, l2) in zip(out1, out2):
         np.testing.assert_allclose(q2, q1, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(l2, l1, rtol=1e-10, atol=1e-12)
-        plain.append(c1)
-        folded.append(c2)
-    g1, d1 = ctrl.backward(plain, dq, dlogp)
-    g2, d2 = ctrl.backward(folded, dq, dlogp)
-    for k in g1:
-        np.testing.assert_allclose(g2[k], g1[k], rtol=1e-9, atol=1e-12, err_msg=k)
+    assert_same_gradients(ctrl, grads_in, plain, folded, 1e-9)
 
 
 @pytest.mark.parametrize("core,layers", CASES)
 def test_logits_step_defers_the_log_softmax_to_the_backward_pass(core, layers):
     """step(logits=True) returns the symbol scores (their log-softmax is the
     usual logp) and BPTT over such caches gives the same gradients."""
-    rng = np.random.default_rng(8)
-    ctrl = make(core, layers, units=6)
-    obs, resets, state0 = random_rollout(ctrl, 5, 3, rng)
-    dq, dlogp = rng.normal(size=(5, 3, 8)), rng.normal(size=(5, 3, 6))
-    fold = ctrl.frozen()
-    usual, deferred, s1, s2 = [], [], state0, state0
-    for t in range(5):
-        q1, l1, s1, c1 = ctrl.step(obs[t], s1, resets[t], fold=fold)
-        q2, scores, s2, c2 = ctrl.step(obs[t], s2, resets[t], fold=fold, logits=True)
+    ctrl, grads_in, ((out1, usual), (out2, deferred)) = side_by_side(
+        core, layers, 8, lambda c, o, s, r, f: c.step(o, s, r, fold=f),
+        lambda c, o, s, r, f: c.step(o, s, r, fold=f, logits=True))
+    for (q1, l1), (q2, scores) in zip(out1, out2):
         np.testing.assert_array_equal(q2, q1)
         np.testing.assert_allclose(scores - np.log(np.exp(scores).sum(1, keepdims=True)), l1, rtol=1e-12, atol=1e-12)
         assert not np.allclose(scores, l1)
-        usual.append(c1)
-        deferred.append(c2)
-    g1, d1 = ctrl.backward(usual, dq, dlogp)
-    g2, d2 = ctrl.backward(deferred, dq, dlogp)
-    for k in g1:
-        np.testing.assert_allclose(g2[k], g1[k], rtol=1e-10, atol=1e-12, err_msg=k)
+    assert_same_gradients(ctrl, grads_in, usual, deferred, 1e-10)
     with pytest.raises(ValueError, match="mix logits=True and logits=False"):
-        ctrl.backward(usual[:2] + deferred[2:], dq, dlogp)
+        ctrl.backward(usual[:2] + deferred[2:], *grads_in)
