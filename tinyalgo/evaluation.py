@@ -97,7 +97,7 @@ class DepartureWatcher(GreedyAgent):
 
     def start(self, batch: int) -> None:
         super().start(batch)
-        self.time, self.first_episode = 0, np.ones(batch, dtype=bool)
+        self.time, self.watching = 0, np.ones(batch, dtype=bool)   # first instance, not departed yet
         self.departures = [None] * batch
 
     def act(self, env: Environment, obs: np.ndarray, reset: np.ndarray):
@@ -105,16 +105,15 @@ class DepartureWatcher(GreedyAgent):
         actions, symbols = super().act(env, obs, reset)
         q = self.q
         if self.time:
-            self.first_episode &= ~reset                          # a lane's first instance ended
+            self.watching &= ~reset                               # a lane's first instance ended
         n = env.n_moves                                           # the last output's write ends the instance
         last_write = (actions >= n) & (truth >= n) & (env.target_index == env.n_outputs - 1)
-        lanes = np.nonzero(self.first_episode & (truth >= 0) & (actions != truth) & ~last_write)[0]
-        for lane in lanes:                                        # rare: a Python loop is fine here
-            if self.departures[lane] is None:
-                self.departures[lane] = dict(step=self.time, action=int(actions[lane]), truth=int(truth[lane]),
-                                             q_action=float(q[lane, actions[lane]]),
-                                             q_truth=float(q[lane, truth[lane]]),
-                                             output=int(env.target_index[lane]), obs=obs[lane].tolist())
+        departing = self.watching & (truth >= 0) & (actions != truth) & ~last_write
+        self.watching &= ~departing
+        for lane in np.nonzero(departing)[0]:                     # once per lane at most
+            self.departures[lane] = dict(step=self.time, action=int(actions[lane]), truth=int(truth[lane]),
+                                         q_action=float(q[lane, actions[lane]]), q_truth=float(q[lane, truth[lane]]),
+                                         output=int(env.target_index[lane]), obs=obs[lane].tolist())
         self.time += 1
         return actions, symbols
 
