@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tinyalgo import cores
+from tinyalgo.frozen import FrozenController
 from tinyalgo.layers import field_offsets, log_softmax_backward, log_softmax_forward, onehot_affine_forward
 
 
@@ -192,8 +193,8 @@ class Controller:
         q, logp, state, _ = self.step(obs, state, reset, keep_cache=False)
         return q, logp, state
 
-    def frozen(self) -> "FrozenController":
-        """A faster inference-only view of the current parameters."""
+    def frozen(self) -> FrozenController:
+        """A faster inference-only view of the current parameters (``tinyalgo.frozen``)."""
         return FrozenController(self)
 
     def backward(self, caches, dq, dlogp, dstate_final=None):
@@ -280,53 +281,6 @@ class Controller:
         grads[first] = P["embed.w"].T @ M0 + np.outer(P["embed.b"], s0)
         grads["embed.w"], grads["embed.b"] = M0 @ P[first].T, s0 @ P[first].T
         return {k: grads[k] for k in P}, dstate        # already cut where step 0 reset
-
-
-class FrozenController:
-    """Inference with frozen parameters, faster: the one-hot embedding is
-    folded into the first matrix that follows it (M = embed.w @ W), so a step
-    multiplies the (B, sum of field sizes) one-hots by M instead of
-    (B, units) by (units, k).
-    The first core layer's recurrent biases (GRU bh, bhh; LSTM bh) are
-    constant terms of the same pre-activations and are folded in too, and
-    the two heads are one (units, n_actions + n_symbols) matrix, and each
-    layer's recurrent matrix is kept as contiguous per-gate blocks
-    (``cores.gate_columns``: one product per gate is faster).
-    Same outputs as ``Controller.infer`` up to float rounding.  Build a new
-    one after the parameters change."""
-
-    def __init__(self, controller: Controller):
-        P, cfg = controller.params, controller.config
-        self.controller, self.config = controller, cfg
-        first = ("extra.w", "extra.b") if cfg.core == "ff" else ("core0.wx", "core0.bx")
-        self.M = P["embed.w"] @ P[first[0]]
-        self.m0 = P["embed.b"] @ P[first[0]] + P[first[1]]
-        if cfg.core == "gru":
-            self.m0 += np.concatenate([P["core0.bh"], P["core0.bhh"]])
-        elif cfg.core == "lstm":
-            self.m0 += P["core0.bh"]
-        self.gate_blocks = [cores.gate_columns(P[f"core{l}.wh"], cfg.units)
-                            for l in range(len(controller._layer_params))]
-        self.heads_w = np.concatenate([P["q.w"], P["sym.w"]], axis=1)
-        self.heads_b = np.concatenate([P["q.b"], P["sym.b"]])
-        self.initial_state = controller.initial_state
-
-    def first_preactivation(self, obs):
-        """embedding(obs) @ W + b (+ the folded recurrent biases) for the first
-        matrix W after the embedding: onehot(obs) @ M, the sum of the F rows of
-        M that the fields select (one small product; a gather of the F rows
-        and a sum over them took 20 % longer at B = 20).  obs int (B, F) -> (B, k)."""
-        B = obs.shape[0]
-        onehots = np.zeros((B, self.M.shape[0]), dtype=self.M.dtype)
-        onehots[np.arange(B)[:, None], obs + self.config._offsets] = 1.0
-        a0 = onehots @ self.M
-        a0 += self.m0
-        return a0
-
-    def infer(self, obs, state, reset=None):
-        """Same as ``Controller.infer``.  Returns (q, logp, state)."""
-        q, logp, state, _ = self.controller.step(obs, state, reset, keep_cache=False, fold=self)
-        return q, logp, state
 
 
 def rollout_forward(controller, obs, resets, state0):
