@@ -49,6 +49,7 @@ def test_resume_continues_the_same_run():
     (dict(gamma=0.0), r"gamma must be in \(0, 1\]"),
     (dict(gamma=1.5), r"gamma must be in \(0, 1\]"),
     (dict(confirm_length=-1), "confirm_length must be 0"),
+    (dict(confirm_passes=0), "confirm_passes must be at least 1"),
 ])
 def test_bad_config(kw, message):
     with pytest.raises(ValueError, match=message):
@@ -125,3 +126,18 @@ def test_table1_reports_the_confirmed_length():
     mult = dict(row, task="multiplication", confirm_length=0, confirmed=False)   # stopped at the paper's solve
     text = table1_markdown([row, mult], 1000)
     assert "| multiplication (GRU) | 1/1 (paper 10/10) | - | 1/1 | 0/1 |" in text, text
+
+
+def test_confirm_passes_needs_that_many_passes_in_a_row():
+    """With confirm_passes = 3 the run stops only after three tests at the
+    confirm length passed in a row, one after each curriculum advance."""
+    lines = []
+    trainer = QTrainer(small(confirm_length=60, confirm_passes=3), log=lines.append)
+    state = trainer.run()
+    assert state.confirmed_at is not None, "\n".join(lines[-15:])
+    confirms = [h["confirm_solved"] for h in trainer.curriculum.history if "confirm_solved" in h]
+    assert confirms[-3:] == [1.0, 1.0, 1.0] and state.confirm_streak == 3
+    streak = 0
+    for c in confirms[:-1]:                      # never three in a row before the end
+        streak = streak + 1 if c == 1.0 else 0
+        assert streak < 3

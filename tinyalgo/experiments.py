@@ -56,10 +56,11 @@ class Job:
     out_dir: str = ""
     gamma: float = 1.0            # the dynamic discount's gamma (QConfig.gamma)
     confirm_length: int = 1000    # QConfig.confirm_length
+    confirm_passes: int = 1       # QConfig.confirm_passes
 
 
 def table1_jobs(tasks, columns, seeds, budget, out_dir="", **options):
-    """Every (task, column, seed) as a Job; ``options``: gamma, confirm_length."""
+    """Every (task, column, seed) as a Job; ``options``: gamma, confirm_length, confirm_passes."""
     for name in columns:
         if name not in TABLE1_COLUMNS:
             raise ValueError(f"unknown Table 1 column {name!r}; allowed: {', '.join(TABLE1_COLUMNS)}")
@@ -77,7 +78,7 @@ def run_table1_job(job: Job) -> dict:
     units, discount, q, penalty = TABLE1_COLUMNS[job.column]
     cfg = QConfig(task=job.task, controller=TABLE1_ROWS[job.task], units=units, discount=discount, q=q,
                   penalty=penalty, seed=job.seed, budget=job.budget, gamma=job.gamma,
-                  confirm_length=job.confirm_length)
+                  confirm_length=job.confirm_length, confirm_passes=job.confirm_passes)
     lines = []
     trainer = QTrainer(cfg, log=lines.append)
     trainer.run()

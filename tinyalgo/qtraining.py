@@ -86,6 +86,7 @@ class QConfig:
     test_length: int = 100        # solved = 50 fresh instances of this length, all perfect
     report_lengths: tuple = (100, 1000)
     confirm_length: int = 1000    # after the paper's solve, train on until this length passes too (0: stop)
+    confirm_passes: int = 1       # ... that many times in a row (one test after each curriculum advance)
     max_rollout: int = 49
     extra_curriculum: bool = True
     dtype: str = "float32"
@@ -101,7 +102,8 @@ class QConfig:
             raise ValueError(f"exploration must be one of {', '.join(EXPLORATIONS)}; got {self.exploration!r}")
         if self.q not in Q_KINDS:
             raise ValueError(f"q must be one of {', '.join(Q_KINDS)}; got {self.q!r}")
-        for name in ("batch", "units", "validate_every", "val_instances", "test_length", "max_rollout"):
+        for name in ("batch", "units", "validate_every", "val_instances", "test_length", "max_rollout",
+                     "confirm_passes"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1; got {getattr(self, name)}")
         if not 0.0 < self.gamma <= 1.0:
@@ -140,6 +142,7 @@ class RunState:
     val_char_accuracy: float = 0.0
     solved_at: dict = None
     confirmed_at: dict = None
+    confirm_streak: int = 0       # tests at confirm_length passed in a row
     done: bool = False
     evaluations: list = field(default_factory=list)
 
@@ -286,7 +289,8 @@ class QTrainer:
     def _test(self, elapsed: float) -> None:
         """After an advance: the paper's test (50 fresh instances of length
         ``test_length``, all right) solves the run; with ``confirm_length``
-        the run goes on until that length passes as well."""
+        the run goes on until that length passes as well, ``confirm_passes``
+        times in a row (fresh instances each time)."""
         cfg, s = self.cfg, self.state
         if s.solved_at is None:
             test = self.evaluate(cfg.test_length, cfg.val_instances)
@@ -299,8 +303,10 @@ class QTrainer:
         if cfg.confirm_length:
             test = self.evaluate(cfg.confirm_length, cfg.val_instances)
             self.curriculum.history[-1]["confirm_solved"] = test["solved"]
-            self.log(f"[{elapsed:7.1f}s] length {cfg.confirm_length}: solved {test['solved']:6.1%}")
-            if test["solved"] < 1.0:
+            s.confirm_streak = s.confirm_streak + 1 if test["solved"] == 1.0 else 0
+            self.log(f"[{elapsed:7.1f}s] length {cfg.confirm_length}: solved {test['solved']:6.1%}"
+                     f" ({s.confirm_streak} of {cfg.confirm_passes} passes in a row)")
+            if s.confirm_streak < cfg.confirm_passes:
                 return
             s.confirmed_at = dict(seconds=round(elapsed, 2), chars=s.chars, level=self.curriculum.level)
         s.done = True

@@ -50,7 +50,7 @@ def train_qlearning(args) -> int:
         cfg = QConfig(task=args.task, controller=args.controller or "", units=args.units, layers=args.layers,
                       base=args.base, seed=args.seed, discount=args.discount, q=args.q, penalty=args.penalty,
                       reward=args.reward, exploration=args.exploration, dtype=args.dtype, gamma=args.gamma,
-                      confirm_length=args.confirm_length,
+                      confirm_length=args.confirm_length, confirm_passes=args.confirm_passes,
                       **({"budget": args.budget} if args.budget is not None else {}))
         trainer = QTrainer(cfg, log=print)
         print(f"Q-learning {cfg.task} (base {cfg.base}) with a {cfg.controller.upper()}-{cfg.units} controller,"
@@ -168,7 +168,7 @@ def cmd_experiment(args) -> int:
         print(open(os.path.join(out, "table1.md")).read())
         return 0
     jobs = table1_jobs(args.tasks or list(TABLE1_ROWS), args.columns, seeds, budget, out,
-                       gamma=args.gamma, confirm_length=args.confirm_length)
+                       gamma=args.gamma, confirm_length=args.confirm_length, confirm_passes=args.confirm_passes)
     print(f"Table 1: {len(jobs)} runs, {args.workers} worker processes -> {out}")
     rows = run_sweep(jobs, workers=args.workers, on_result=lambda rows: write_table1(rows, out, budget, command))
     write_table1(rows, out, budget, command)
@@ -213,6 +213,9 @@ def register(sub) -> None:
     train.add_argument("--confirm-length", type=_int_at_least(0), default=1000, metavar="L",
                        help="after the paper's solve (length 100), train on until 50 instances of length L pass"
                             " too (default 1000; 0: stop at the paper's solve)")
+    train.add_argument("--confirm-passes", type=_int_at_least(1), default=1, metavar="N",
+                    help="the length-L test must pass N times in a row, once after each curriculum advance"
+                         " (default 1)")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--budget", type=_int_at_least(0), default=None,
                        help="characters (lane-steps) of training; default 3e7 (Q), 3e6 (supervised)")
@@ -251,6 +254,9 @@ def register(sub) -> None:
     ex.add_argument("--confirm-length", type=_int_at_least(0), default=1000, metavar="L",
                     help="table1: after the paper's solve, train on until length L passes too (default 1000;"
                          " 0: stop at the paper's solve)")
+    ex.add_argument("--confirm-passes", type=_int_at_least(1), default=1, metavar="N",
+                    help="the length-L test must pass N times in a row, once after each curriculum advance"
+                         " (default 1)")
     ex.add_argument("--workers", type=_int_at_least(1), default=2)
     ex.add_argument("--out", default=None, help="default figures/table1 (table1) or figures (figure3)")
     ex.add_argument("--merge", default=None, metavar="CSV",
