@@ -31,8 +31,9 @@ def bench(core, dtype, units=200, B=20, T=50, B_infer=50):
 
     def forward():
         state, caches, fold = ctrl.initial_state(B), [], ctrl.frozen()    # as the training loops do
+        buffers = ctrl.step_buffers(T, B)
         for t in range(T):
-            _, _, state, cache = ctrl.step(obs[t], state, resets[t], fold=fold, logits=True)
+            _, _, state, cache = ctrl.step(obs[t], state, resets[t], fold=fold, logits=True, buffers=buffers)
             caches.append(cache)
         return caches
 

@@ -25,14 +25,27 @@ def random_rollout(ctrl, T, B, rng):
     return obs, resets, state0
 
 
+def buffered_caches(ctrl, obs, resets, state0):
+    """The caches of a rollout stepped as the training loops step it: a
+    FrozenController fold and StepBuffers (the backward pass's fast path)."""
+    fold, buffers, caches, state = ctrl.frozen(), ctrl.step_buffers(len(obs), obs.shape[1]), [], state0
+    for t in range(len(obs)):
+        _, _, state, cache = ctrl.step(obs[t], state, resets[t], fold=fold, buffers=buffers)
+        caches.append(cache)
+    assert buffers.covers(caches)
+    return caches
+
+
 @pytest.mark.parametrize("core,layers", CASES)
 @pytest.mark.parametrize("T,B", [(3, 2), (5, 3)])
-def test_rollout_gradients(core, layers, T, B):
+@pytest.mark.parametrize("path", ["plain", "buffers"])
+def test_rollout_gradients(core, layers, T, B, path):
     rng = np.random.default_rng(T * 10 + B)
     ctrl = make(core, layers, seed=T + B)
     obs, resets, state0 = random_rollout(ctrl, T, B, rng)
     wq, wl = rng.normal(size=(T, B, 8)), rng.normal(size=(T, B, 6))
-    q, logp, caches, _ = rollout_forward(ctrl, obs, resets, state0)
+    caches = rollout_forward(ctrl, obs, resets, state0)[2] if path == "plain" else \
+        buffered_caches(ctrl, obs, resets, state0)
     grads, dstate0 = ctrl.backward(caches, wq, wl)
     ext = Controller(ctrl.config, params={k: v.astype(EXTENDED) for k, v in ctrl.params.items()})
     ext_state = [tuple(a.astype(EXTENDED) for a in s) for s in state0]
@@ -206,3 +219,28 @@ def test_logits_step_defers_the_log_softmax_to_the_backward_pass(core, layers):
     assert_same_gradients(ctrl, grads_in, usual, deferred, 1e-10)
     with pytest.raises(ValueError, match="mix logits=True and logits=False"):
         ctrl.backward(usual[:2] + deferred[2:], *grads_in)
+
+
+@pytest.mark.parametrize("core,layers", CASES)
+def test_step_buffers_give_the_same_outputs_and_gradients(core, layers):
+    """Steps that write into StepBuffers return the same outputs, and BPTT
+    reading the buffers (or, for a part of the rollout, stacking the caches)
+    gives the same gradients."""
+    bufs = {}
+
+    def buffered(c, o, s, r, f):
+        b = bufs.setdefault("b", c.step_buffers(5, 3))
+        return c.step(o, s, r, fold=f, buffers=b)
+
+    ctrl, grads_in, ((out1, plain), (out2, buffered_caches_)) = side_by_side(
+        core, layers, 9, lambda c, o, s, r, f: c.step(o, s, r, fold=f), buffered)
+    for (q1, l1), (q2, l2) in zip(out1, out2):
+        np.testing.assert_array_equal(q2, q1)
+        np.testing.assert_array_equal(l2, l1)
+    assert bufs["b"].covers(buffered_caches_)
+    assert_same_gradients(ctrl, grads_in, plain, buffered_caches_, 1e-10)
+    part = (grads_in[0][1:], grads_in[1][1:])             # rows 1..4 only: not covered, the caches are stacked
+    assert not bufs["b"].covers(buffered_caches_[1:])
+    assert_same_gradients(ctrl, part, plain[1:], buffered_caches_[1:], 1e-10)
+    with pytest.raises(ValueError, match="these StepBuffers hold 5 steps"):
+        ctrl.step(np.zeros((3, 5), int), ctrl.initial_state(3), buffers=bufs["b"])

@@ -18,8 +18,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tinyalgo import cores
+from tinyalgo.buffers import StepBuffers
 from tinyalgo.frozen import FrozenController
 from tinyalgo.layers import field_offsets, log_softmax_backward, log_softmax_forward, onehot_affine_forward
+
+
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}   # obs viewed as unsigned: negatives are huge
 
 
 @dataclass
@@ -104,6 +108,7 @@ class Controller:
         self.params = params
         self._layer_params = [{k.split(".", 1)[1]: v for k, v in params.items() if k.startswith(f"core{l}.")}
                               for l in range(config.layers if config.core != "ff" else 0)]
+        self._layer_keys = [[(k, f"core{l}.{k}") for k in p] for l, p in enumerate(self._layer_params)]
 
     @property
     def dtype(self):
@@ -120,19 +125,26 @@ class Controller:
         F = len(self.config.obs_sizes)
         if obs.ndim != 2 or obs.shape[1] != F or obs.dtype.kind not in "iu":
             raise ValueError(f"obs must be an integer array of shape (B, {F}); got shape {obs.shape} of {obs.dtype}")
-        unsigned = obs.view(obs.dtype.str.replace("i", "u")) if obs.flags.c_contiguous else obs.astype(np.uint64)
+        unsigned = obs.view(_UNSIGNED[obs.dtype.itemsize]) if obs.flags.c_contiguous else obs.astype(np.uint64)
         if (unsigned >= self.config._sizes).any():                                # negatives wrap around
             raise ValueError(f"obs values must be below the field sizes {self.config.obs_sizes}; got max per field"
                              f" {obs.max(axis=0).tolist()} and min {obs.min()}")
         return obs
 
     def _layers(self):
-        for l, p in enumerate(self._layer_params):    # refresh views if params were replaced
-            for k in p:
-                p[k] = self.params[f"core{l}.{k}"]
+        P = self.params
+        for p, keys in zip(self._layer_params, self._layer_keys):    # refresh views if params were replaced
+            for k, name in keys:
+                p[k] = P[name]
         return self._layer_params
 
-    def step(self, obs, state, reset=None, keep_cache=True, fold=None, logits=False):
+    def step_buffers(self, T: int, B: int) -> StepBuffers:
+        """Arrays for the caches of a rollout of T steps of B lanes (``tinyalgo.buffers``)."""
+        cfg = self.config
+        return StepBuffers(T, B, cfg.units, len(self._layer_params), cfg.n_actions + cfg.n_symbols, self.dtype,
+                           gru=cfg.core == "gru")
+
+    def step(self, obs, state, reset=None, keep_cache=True, fold=None, logits=False, buffers=None):
         """One step for all lanes.  obs int (B, F); state from
         ``initial_state`` or the previous step; reset bool (B,) lanes that
         start an episode now.  Returns (q (B, A), logp (B, V), new state, cache).
@@ -144,8 +156,12 @@ class Controller:
         head's raw scores instead of log-probabilities (same argmax); the
         backward pass then takes the log-softmax of all steps at once.  The
         training loops use it: they need only the argmax at each step, and a
-        log-softmax per step on 20 x V numbers is mostly call overhead."""
+        log-softmax per step on 20 x V numbers is mostly call overhead.
+        ``buffers``: ``self.step_buffers(T, B)``; the step writes its
+        activations into their next row (the backward pass then reads them
+        without stacking; the training loops use it)."""
         P, core = self.params, self.config.core
+        row = None if buffers is None or not keep_cache else buffers.take_row()
         obs = self._check_obs(obs)
         reset = None if reset is None else np.asarray(reset, dtype=bool)
         keep = None if reset is None or not reset.any() else (~reset)[:, None].astype(self.dtype)   # None: no lane resets
@@ -157,10 +173,22 @@ class Controller:
             W, b = fold.heads_w, fold.heads_b
         layer_caches, new_state = [], []
         for l, (p, s) in enumerate(zip(self._layers(), state)):
-            if keep is not None:
-                s = tuple(a * keep for a in s)          # the episode barrier
             ax = a0 if l == 0 else None
             blocks = None if fold is None else fold.gate_blocks[l]
+            if core == "gru" and row is not None:      # the state entering the step is cached in the buffer
+                h_in = buffers.h_in[l][row]
+                if keep is not None:
+                    np.multiply(s[0], keep, out=h_in)  # the episode barrier
+                else:
+                    h_in[...] = s[0]
+                h, cache = cores.gru_step_forward(x, h_in, p, ax=ax, biases_in_ax=ax is not None, blocks=blocks,
+                                                  out=buffers.gru_outputs(l, row))
+                new_state.append((h,))
+                layer_caches.append(cache)
+                x = h
+                continue
+            if keep is not None:
+                s = tuple(a * keep for a in s)          # the episode barrier
             if core == "gru":
                 h, cache = cores.gru_step_forward(x, s[0], p, ax=ax, biases_in_ax=ax is not None, blocks=blocks)
                 new_state.append((h,))
@@ -171,21 +199,23 @@ class Controller:
             layer_caches.append(cache)
             x = h
         hidden = x             # None for FF with a fold: the backward pass recomputes it
+        t_out = None if row is None else buffers.t[row]
         if hidden is None:
-            t = np.tanh(a0)
+            t = np.tanh(a0, out=t_out)
         else:
-            t = hidden @ P["extra.w"]
+            t = np.matmul(hidden, P["extra.w"], out=t_out)
             t += P["extra.b"]
             np.tanh(t, out=t)
         if W is None:
             q, scores = t @ P["q.w"] + P["q.b"], t @ P["sym.w"] + P["sym.b"]
         else:                       # both heads in one product
-            out = t @ W
+            out = np.matmul(t, W, out=None if row is None else buffers.heads[row])
             out += b
             A = self.config.n_actions
             q, scores = out[:, :A], out[:, A:]
         logp = scores if logits else log_softmax_forward(scores)[0]
-        cache = (obs, keep, layer_caches, hidden, t, logp, logits) if keep_cache else None
+        cache = (obs, keep, layer_caches, hidden, t, logp, logits,
+                 None if row is None else (buffers, row)) if keep_cache else None
         return q, logp, new_state, cache
 
     def infer(self, obs, state, reset=None):
@@ -211,7 +241,9 @@ class Controller:
             raise ValueError(f"dq and dlogp must have shapes {(T, B, self.config.n_actions)} and"
                              f" {(T, B, self.config.n_symbols)}; got {dq.shape} and {dlogp.shape}")
         H = self.config.units
-        t_all = np.concatenate([c[4] for c in caches])   # (T B, H), step-major
+        buffers = caches[0][7][0] if caches[0][7] is not None and caches[0][7][0].covers(caches) else None
+        t_all = (buffers.t[:T] if buffers is not None else np.stack([c[4] for c in caches])).reshape(T * B, H)
+        gru_rows = buffers is not None and core == "gru"    # the core's activations are in the buffers too
         rows = np.concatenate([c[0] for c in caches]) + self.config._offsets
         A = self.config.n_actions
         dheads = np.empty((T * B, A + self.config.n_symbols), dtype=self.dtype)   # both heads at once
@@ -231,7 +263,7 @@ class Controller:
         layers = self._layers()
         L = len(layers)
         if L:
-            hid_all = np.concatenate([c[3] for c in caches])
+            hid_all = (buffers.h_out[-1][:T] if gru_rows else np.stack([c[3] for c in caches])).reshape(T * B, H)
             grads["extra.w"] = hid_all.T @ da
             dhidden = (da @ P["extra.w"].T).reshape(T, B, H)
         n_state = {"gru": 1, "lstm": 2, "ff": 0}[core]
@@ -241,13 +273,23 @@ class Controller:
         width = {"gru": 3, "lstm": 4, "ff": 0}[core] * H
         pre = [np.empty((T, B, width), dtype=self.dtype) for _ in range(L)]   # pre-activation grads
         wts = [cores.transposed(p, skip=() if l else ("wx",)) for l, p in enumerate(layers)]
+        if core == "gru":       # per layer: the gates, entering state, r h and candidate of all T steps, (T, B, .)
+            if gru_rows:
+                acts = [(buffers.zr[l][:T], buffers.h_in[l][:T], buffers.rh[l][:T], buffers.cand[l][:T])
+                        for l in range(L)]
+            else:
+                acts = [tuple(np.stack([c[2][l][i] for c in caches]) for i in (2, 1, 4, 5)) for l in range(L)]
+                acts = [(np.concatenate([zs, np.stack([c[2][l][3] for c in caches])], axis=2), hs, rhs, cs)
+                        for l, (zs, hs, rhs, cs) in enumerate(acts)]
+            factors = [cores.gru_backward_factors(zr[..., :H], zr[..., H:], hs, rhs, cs) for zr, hs, rhs, cs in acts]
         for t in range(T - 1, -1, -1):
             keep, layer_caches = caches[t][1], caches[t][2]
             dx = dhidden[t] if L else None
             for l in range(L - 1, -1, -1):
                 cache = layer_caches[l]
                 if core == "gru":           # layer 0's input gradient is computed for all steps at once below
-                    dx, dh, _, _, _ = cores.gru_step_backward_pre(dx + dstate[l][0], cache, pre[l][t], l > 0, wts[l])
+                    dx, dh = cores.gru_step_backward_factored(dx + dstate[l][0], [f[t] for f in factors[l]],
+                                                              pre[l][t], wts[l], l > 0)
                     new = (dh,)
                 else:
                     dx, dh, dc, _ = cores.lstm_step_backward_pre(dx + dstate[l][0], dstate[l][1], cache,
@@ -255,15 +297,16 @@ class Controller:
                     new = (dh, dc)
                 dstate[l] = new if keep is None else tuple(a * keep for a in new)   # no gradient across a reset
         for l in range(L):
-            hs = np.concatenate([c[2][l][1] for c in caches])
+            hs = acts[l][1].reshape(T * B, H) if core == "gru" else np.concatenate([c[2][l][1] for c in caches])
             dpre = pre[l].reshape(T * B, -1)
             db = dpre.sum(0)
             if l > 0:               # layer 0's "wx" is the first matrix after the embedding: below
-                xs = np.concatenate([c[2][l][0] for c in caches])
+                xs = buffers.h_out[l - 1][:T].reshape(T * B, H) if gru_rows else \
+                    np.concatenate([c[2][l][0] for c in caches])
                 grads[f"core{l}.wx"] = xs.T @ dpre
             if core == "gru":
                 dah, dcand = dpre[:, :2 * H], dpre[:, 2 * H:]
-                rhs = np.concatenate([c[2][l][4] for c in caches])
+                rhs = acts[l][2].reshape(T * B, H)
                 g = {"bx": db, "wh": hs.T @ dah, "bh": db[:2 * H].copy(), "whh": rhs.T @ dcand, "bhh": db[2 * H:].copy()}
             else:
                 g = {"bx": db, "wh": hs.T @ dpre, "bh": db.copy()}

@@ -230,10 +230,11 @@ class QTrainer:
         eps = self.epsilon()
         obs, hidden, reset = self.obs, self.hidden, self.reset
         fold = ctrl.frozen()                                          # parameters are fixed until the SGD step
+        buffers = ctrl.step_buffers(T, B)                             # the steps' activations, read by BPTT
         explore = self.rng.random((T, B)) < eps                       # epsilon-greedy, drawn for the whole rollout
         random_actions = self.rng.integers(0, A, size=(T, B))
         for t in range(T):
-            q, scores, hidden, cache = ctrl.step(obs, hidden, reset, fold=fold, logits=True)
+            q, scores, hidden, cache = ctrl.step(obs, hidden, reset, fold=fold, logits=True, buffers=buffers)
             caches.append(cache)
             greedy = q.argmax(axis=1)
             a = np.where(explore[t], random_actions[t], greedy)

@@ -62,10 +62,11 @@ def supervised_rollout(controller, env, obs, state, reset, T):
     cross-entropies and the carried (obs, state, reset)."""
     B, ar = env.batch, np.arange(env.batch)
     caches, fold = [], controller.frozen()                       # parameters are fixed during the rollout
+    buffers = controller.step_buffers(T, obs.shape[0])           # the steps' activations, read by BPTT
     dq = np.zeros((T, B, env.n_actions), dtype=controller.params["q.w"].dtype)
     dlogp = np.zeros((T, B, env.vocab.size), dtype=dq.dtype)
     for t in range(T):
-        q, scores, state, cache = controller.step(obs, state, reset, fold=fold, logits=True)
+        q, scores, state, cache = controller.step(obs, state, reset, fold=fold, logits=True, buffers=buffers)
         caches.append(cache)
         gold = env.ground_truth()
         known = gold >= 0
