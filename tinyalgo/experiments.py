@@ -115,7 +115,8 @@ def summarize_run(task, column, seed, report) -> dict:
                 solved=bool(solved_at), minutes=round(state["seconds"] / 60, 3),
                 minutes_to_solve=round(solved_at["seconds"] / 60, 3) if solved_at else None,
                 chars=state["chars"], chars_to_solve=solved_at["chars"] if solved_at else None,
-                confirm_length=cfg.get("confirm_length", 0), confirmed=bool(confirmed_at),
+                confirm_length=cfg.get("confirm_length", 0), confirm_passes=cfg.get("confirm_passes", 1),
+                confirmed=bool(confirmed_at),
                 minutes_to_confirm=round(confirmed_at["seconds"] / 60, 3) if confirmed_at else None,
                 final_level=json_level(report), perfect_100=at.get(100) == 1.0, perfect_1000=at.get(1000) == 1.0,
                 solved_fraction_100=at.get(100), solved_fraction_1000=at.get(1000))
@@ -215,11 +216,14 @@ def table1_markdown(rows, budget) -> str:
     lines.append("solved @100: the paper's protocol during training (50 of 50 test instances of length 100"
                  " right, checked after each curriculum advance). re-test: 50 fresh instances at the end, all right.")
     if "full" in columns and confirm:
+        passes = sorted({r.get("confirm_passes", 1) for r in rows if r["column"] == "full"
+                         and r.get("confirm_length", 0)})
+        times = " or ".join(f"{n} times in a row" if n > 1 else "once" for n in passes)
         lines.append("")
         lines.append(f"passed @{confirm[0]} in training: after the paper's solve the run went on training (the"
                      f" curriculum still advancing) until 50 fresh instances of length {confirm[0]} were all right"
-                     " after an advance (``--confirm-length``), or the budget ran out; the re-tests are of that final"
-                     " model. The minutes to solve are still the paper's (length 100). \"-\": that task's runs"
+                     f" after an advance, {times} (``--confirm-length``, ``--confirm-passes``; a new test after each"
+                     " advance), or the budget ran out; the re-tests are of that final model. The minutes to solve are still the paper's (length 100). \"-\": that task's runs"
                      " stopped at the paper's solve (``--confirm-length 0``).")
     lines.append("")
     lines.append(f"Budget per run: {budget:,} characters (lane-steps). Columns: "
