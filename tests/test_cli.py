@@ -57,3 +57,22 @@ def test_train_then_resume_then_evaluate(tmp_path, capsys):
 def test_resume_of_a_missing_run_is_one_line(tmp_path, capsys):
     assert main(["train", "--resume", "--out", str(tmp_path / "none")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_resume_loads_the_best_tested_model(tmp_path, capsys):
+    """A run's best tested model (best.npz) comes back on --resume; without
+    the file the run says so and forgets it."""
+    from tinyalgo.checkpoint import load_checkpoint, save_checkpoint
+    out = tmp_path / "run"
+    assert main(["train", "--task", "copy", "--units", "16", "--budget", "4000", "--out", str(out)]) == 0
+    controller, extra = load_checkpoint(out / "checkpoint.npz")
+    extra["run"]["best"] = dict(solved=0.9, seconds=1.0, chars=2000, level=6)
+    save_checkpoint(out / "checkpoint.npz", controller, extra)
+    save_checkpoint(out / "best.npz", controller, dict(mode="qlearning-best", best=dict(extra["run"]["best"])))
+    capsys.readouterr()
+    assert main(["train", "--resume", "--out", str(out), "--budget", "6000"]) == 0
+    assert "is missing" not in capsys.readouterr().out
+    (out / "best.npz").unlink()
+    save_checkpoint(out / "checkpoint.npz", controller, extra)
+    assert main(["train", "--resume", "--out", str(out), "--budget", "8000"]) == 0
+    assert "best.npz is missing: the run forgets its best tested model" in capsys.readouterr().out

@@ -56,12 +56,20 @@ def test_bad_config(kw, message):
         QConfig(**kw)
 
 
-def test_confirm_length_trains_on_past_the_papers_solve():
-    """With confirm_length the run does not stop at the paper's solve (length
-    20 here) but goes on until 50 instances of the longer length pass too."""
+@pytest.fixture(scope="module")
+def confirmed():
+    """A copy run trained until length 60 passed after its solve at 20, and its log."""
     lines = []
     trainer = QTrainer(small(confirm_length=60), log=lines.append)
-    state = trainer.run()
+    trainer.run()
+    return trainer, lines
+
+
+def test_confirm_length_trains_on_past_the_papers_solve(confirmed):
+    """With confirm_length the run does not stop at the paper's solve (length
+    20 here) but goes on until 50 instances of the longer length pass too."""
+    trainer, lines = confirmed
+    state = trainer.state
     assert state.solved_at is not None and state.confirmed_at is not None, "\n".join(lines[-15:])
     assert state.confirmed_at["chars"] >= state.solved_at["chars"]
     confirms = [h["confirm_solved"] for h in trainer.curriculum.history if "confirm_solved" in h]
@@ -141,3 +149,27 @@ def test_confirm_passes_needs_that_many_passes_in_a_row():
     for c in confirms[:-1]:                      # never three in a row before the end
         streak = streak + 1 if c == 1.0 else 0
         assert streak < 3
+
+
+def test_keep_best_ends_with_the_best_tested_model(confirmed):
+    """Out of budget unconfirmed, a run whose last model is worse than the
+    best one tested at the confirm length ends with the best one; if the last
+    one is as good, it keeps the last one."""
+    trainer, _ = confirmed
+    s = trainer.state
+    assert s.best["solved"] == 1.0 and s.best["chars"] == s.confirmed_at["chars"]
+    good = {k: v.copy() for k, v in trainer.controller.params.items()}
+    for k, v in good.items():
+        np.testing.assert_array_equal(trainer.best_params[k], v)
+    for v in trainer.controller.params.values():          # a model that got worse
+        v *= 0.0
+    trainer._end_with_the_best()
+    assert s.restored_best["solved"] == 1.0 and s.restored_best["last_solved"] == 0.0
+    for k, v in good.items():
+        np.testing.assert_array_equal(trainer.controller.params[k], v)
+        np.testing.assert_array_equal(trainer.boundary()[0][k], v)        # what a checkpoint saves
+    s.restored_best, s.best = None, dict(s.best, solved=0.5)   # the last model beats a best of 50%: kept
+    trainer._end_with_the_best()
+    assert s.restored_best is None
+    for k, v in good.items():
+        np.testing.assert_array_equal(trainer.controller.params[k], v)

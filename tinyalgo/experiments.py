@@ -116,7 +116,7 @@ def summarize_run(task, column, seed, report) -> dict:
                 minutes_to_solve=round(solved_at["seconds"] / 60, 3) if solved_at else None,
                 chars=state["chars"], chars_to_solve=solved_at["chars"] if solved_at else None,
                 confirm_length=cfg.get("confirm_length", 0), confirm_passes=cfg.get("confirm_passes", 1),
-                confirmed=bool(confirmed_at),
+                confirmed=bool(confirmed_at), restored_best=bool(state.get("restored_best")),
                 minutes_to_confirm=round(confirmed_at["seconds"] / 60, 3) if confirmed_at else None,
                 final_level=json_level(report), perfect_100=at.get(100) == 1.0, perfect_1000=at.get(1000) == 1.0,
                 solved_fraction_100=at.get(100), solved_fraction_1000=at.get(1000))
@@ -223,7 +223,8 @@ def table1_markdown(rows, budget) -> str:
         lines.append(f"passed @{confirm[0]} in training: after the paper's solve the run went on training (the"
                      f" curriculum still advancing) until 50 fresh instances of length {confirm[0]} were all right"
                      f" after an advance, {times} (``--confirm-length``, ``--confirm-passes``; a new test after each"
-                     " advance), or the budget ran out; the re-tests are of that final model. The minutes to solve are still the paper's (length 100). \"-\": that task's runs"
+                     " advance), or the budget ran out; the re-tests are of that final model (out of budget, of the"
+                     " model that did best at that length if it beat the last one on a fresh test: ``keep_best``). The minutes to solve are still the paper's (length 100). \"-\": that task's runs"
                      " stopped at the paper's solve (``--confirm-length 0``).")
     lines.append("")
     lines.append(f"Budget per run: {budget:,} characters (lane-steps). Columns: "

@@ -87,6 +87,7 @@ class QConfig:
     report_lengths: tuple = (100, 1000)
     confirm_length: int = 1000    # after the paper's solve, train on until this length passes too (0: stop)
     confirm_passes: int = 1       # ... that many times in a row (one test after each curriculum advance)
+    keep_best: bool = True        # out of budget unconfirmed: end with the model that did best at confirm_length
     max_rollout: int = 49
     extra_curriculum: bool = True
     dtype: str = "float32"
@@ -143,6 +144,8 @@ class RunState:
     solved_at: dict = None
     confirmed_at: dict = None
     confirm_streak: int = 0       # tests at confirm_length passed in a row
+    best: dict = None             # the best test at confirm_length so far (its model: QTrainer.best_params)
+    restored_best: dict = None    # set if the run ended with that model instead of its last one
     done: bool = False
     evaluations: list = field(default_factory=list)
 
@@ -173,6 +176,7 @@ class QTrainer:
             self.rng.bit_generator.state = state.rng
             self.curriculum.restore(state.curriculum)
         self.state = state
+        self.best_params = None       # the parameters of state.best (a resumed run loads them from its files)
         self._mark_boundary()
 
     # ------------------------------------------------------------- segments
@@ -305,6 +309,10 @@ class QTrainer:
             test = self.evaluate(cfg.confirm_length, cfg.val_instances)
             self.curriculum.history[-1]["confirm_solved"] = test["solved"]
             s.confirm_streak = s.confirm_streak + 1 if test["solved"] == 1.0 else 0
+            if s.best is None or test["solved"] >= s.best["solved"]:        # ties: the later, longer-trained model
+                s.best = dict(solved=test["solved"], seconds=round(elapsed, 2), chars=s.chars,
+                              level=self.curriculum.level)
+                self.best_params = {k: v.copy() for k, v in self.controller.params.items()}
             self.log(f"[{elapsed:7.1f}s] length {cfg.confirm_length}: solved {test['solved']:6.1%}"
                      f" ({s.confirm_streak} of {cfg.confirm_passes} passes in a row)")
             if s.confirm_streak < cfg.confirm_passes:
@@ -330,7 +338,28 @@ class QTrainer:
             self.log("interrupted: keeping the last segment boundary")
             raise
         s.seconds = time.perf_counter() - t0
+        if s.chars >= cfg.budget and not s.done:
+            self._end_with_the_best()
         return s
+
+    def _end_with_the_best(self) -> None:
+        """Out of budget without the confirmation: a fresh test of the last
+        model at ``confirm_length``; if the best tested model (``state.best``)
+        did better, the run ends with that one (``keep_best``).  Long runs can
+        get worse after their best point (3-number addition in
+        figures/README.md); this keeps what they had learned."""
+        cfg, s = self.cfg, self.state
+        if not (cfg.keep_best and cfg.confirm_length and s.best is not None and self.best_params is not None):
+            return
+        last = self.evaluate(cfg.confirm_length, cfg.val_instances)["solved"]
+        self.log(f"out of budget: the last model solves {last:6.1%} at length {cfg.confirm_length}; the best tested"
+                 f" one {s.best['solved']:6.1%} (complexity {s.best['level']}, {s.best['chars']} characters)")
+        if s.best["solved"] > last:
+            for k, v in self.best_params.items():
+                self.controller.params[k][...] = v
+            s.restored_best = dict(s.best, last_solved=last)
+            self.log("ending with the best tested model")
+            self._mark_boundary()
 
     def final_report(self) -> dict:
         """Greedy evaluation at the report lengths (50 instances each)."""

@@ -35,6 +35,7 @@ def train_qlearning(args) -> int:
 
     out = _dir(args, "q")
     ckpt, log_path = os.path.join(out, "checkpoint.npz"), os.path.join(out, "log.json")
+    best_path = os.path.join(out, "best.npz")          # the best model tested at --confirm-length (keep_best)
     if args.resume:
         controller, extra = load_checkpoint(ckpt)
         if extra.get("mode") != "qlearning":
@@ -45,22 +46,33 @@ def train_qlearning(args) -> int:
                          **({"budget": args.budget} if args.budget is not None else {})})
         state = RunState(**extra["run"])
         trainer = QTrainer(cfg, controller=controller, state=state, log=print)
+        if state.best is not None:
+            if os.path.exists(best_path):
+                best_model, best_extra = load_checkpoint(best_path)
+                trainer.best_params, state.best = best_model.params, best_extra.get("best", state.best)
+            else:
+                print(f"{best_path} is missing: the run forgets its best tested model")
+                state.best = None
         print(f"resuming {out}: complexity {trainer.curriculum.level}, {state.chars} characters trained")
     else:
         cfg = QConfig(task=args.task, controller=args.controller or "", units=args.units, layers=args.layers,
                       base=args.base, seed=args.seed, discount=args.discount, q=args.q, penalty=args.penalty,
                       reward=args.reward, exploration=args.exploration, dtype=args.dtype, gamma=args.gamma,
                       confirm_length=args.confirm_length, confirm_passes=args.confirm_passes,
-                      **({"budget": args.budget} if args.budget is not None else {}))
+                      keep_best=args.keep_best, **({"budget": args.budget} if args.budget is not None else {}))
         trainer = QTrainer(cfg, log=print)
         print(f"Q-learning {cfg.task} (base {cfg.base}) with a {cfg.controller.upper()}-{cfg.units} controller,"
               f" discount {cfg.discount}, {cfg.q} Q, penalty {'on' if cfg.penalty else 'off'},"
               f" {cfg.reward} reward, budget {cfg.budget:,} characters -> {out}")
-    last_save = [time.perf_counter()]
+    last_save, best_saved = [time.perf_counter()], [trainer.best_params]
 
     def save(t, force=False):
         if force or time.perf_counter() - last_save[0] > SAVE_EVERY_SECONDS:
             params, state = t.boundary()
+            if t.best_params is not None and t.best_params is not best_saved[0]:    # before the run state names it
+                _save(best_path, Controller, t.controller.config, t.best_params,
+                      dict(mode="qlearning-best", best=t.state.best))
+                best_saved[0] = t.best_params
             _save(ckpt, Controller, t.controller.config, params,
                   dict(mode="qlearning", config=asdict(t.cfg), run=asdict(state)))
             last_save[0] = time.perf_counter()
@@ -216,6 +228,9 @@ def register(sub) -> None:
     train.add_argument("--confirm-passes", type=_int_at_least(1), default=1, metavar="N",
                     help="the length-L test must pass N times in a row, once after each curriculum advance"
                          " (default 1)")
+    train.add_argument("--keep-best", action=argparse.BooleanOptionalAction, default=True,
+                       help="out of budget before the length-L test passed: end with the model that did best on"
+                            " it (kept in <out>/best.npz) if it beats the last one on a fresh test (default on)")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--budget", type=_int_at_least(0), default=None,
                        help="characters (lane-steps) of training; default 3e7 (Q), 3e6 (supervised)")
