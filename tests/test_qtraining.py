@@ -3,7 +3,8 @@ gives the same outcome as never stopping; bad configurations are refused."""
 import numpy as np
 import pytest
 
-from tinyalgo.qtraining import QConfig, QTrainer, RunState
+from tinyalgo.qconfig import QConfig, RunState
+from tinyalgo.qtraining import QTrainer
 
 
 def small(**kw):

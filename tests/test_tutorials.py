@@ -1,5 +1,4 @@
 """Every tutorial runs top to bottom as a plain script, in its fast mode."""
-import os
 import pathlib
 import runpy
 

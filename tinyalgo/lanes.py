@@ -89,7 +89,7 @@ class Lanes:
     def _unpack(self, packed: np.ndarray, capacities):
         """Views (stored boards (k, rows, wc), targets (k, wt), actions (k, wa))
         of bytes (k, W) packed at ``capacities`` (wc, wt, wa)."""
-        (wc, wt, wa), k, rows = capacities, len(packed), self.board.stored_rows
+        (wc, wt, _), k, rows = capacities, len(packed), self.board.stored_rows         # the actions take the rest
         return (packed[:, :rows * wc].reshape(k, rows, wc), packed[:, rows * wc:rows * wc + wt],
                 packed[:, rows * wc + wt:])
 

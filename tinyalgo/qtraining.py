@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import copy
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 
 import numpy as np
 
@@ -42,79 +42,8 @@ from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 from tinyalgo.memory import keep_freed_memory
 from tinyalgo.optim import scale_gradients, sgd_step
 from tinyalgo.supervised import make_controller
-from tinyalgo.tasks import TASKS, make_task
-
-DISCOUNTS = ("dynamic", "1", "0.99", "0.95")
-Q_KINDS = ("watkins", "one-step")
-EXPLORATIONS = ("constant", "release")
-FF_TASKS = ("reverse", "walk")       # the paper's Table 1 uses the FF controller for these
-
-
-def default_controller(task: str) -> str:
-    return "ff" if task in FF_TASKS else "gru"
-
-
-@dataclass
-class QConfig:
-    """Everything a Q-learning run depends on (saved with its checkpoint)."""
-
-    task: str = "addition"
-    controller: str = ""          # "" = the paper's choice for the task
-    units: int = 200
-    layers: int = 1
-    base: int = 10
-    seed: int = 0
-    batch: int = 20
-    discount: str = "dynamic"
-    gamma: float = 1.0            # the paper's gamma in gamma * V-hat'/V-hat (dynamic discount only; release: 1)
-    q: str = "watkins"
-    lam: float = 1.0
-    penalty: bool = True
-    kappa: float = 0.01
-    reward: str = "binary"
-    epsilon: float = 0.05
-    exploration: str = "constant"  # "constant": epsilon on every training lane (paper); "release": see epsilon()
-    lr: float = 0.1
-    q_lr: float = 0.1
-    max_norm: float = 5.0
-    start: int = 6
-    increment: int = 4
-    streak: int = 2               # perfect validations in a row to advance (2 x 50 instances)
-    budget: int = 30_000_000      # characters = training lane-steps (the paper's unit)
-    validate_every: int = 10
-    val_instances: int = 50
-    test_length: int = 100        # solved = 50 fresh instances of this length, all perfect
-    report_lengths: tuple = (100, 1000)
-    confirm_length: int = 1000    # after the paper's solve, train on until this length passes too (0: stop)
-    confirm_passes: int = 1       # ... that many times in a row (one test after each curriculum advance)
-    keep_best: bool = True        # out of budget unconfirmed: end with the model that did best at confirm_length
-    max_rollout: int = 49
-    extra_curriculum: bool = True
-    dtype: str = "float32"
-
-    def __post_init__(self):
-        if self.task not in TASKS:
-            raise ValueError(f"unknown task {self.task!r}; allowed: {', '.join(TASKS)}")
-        self.controller = self.controller or default_controller(self.task)
-        self.discount = str(self.discount)
-        if self.discount not in DISCOUNTS:
-            raise ValueError(f"discount must be one of {', '.join(DISCOUNTS)}; got {self.discount!r}")
-        if self.exploration not in EXPLORATIONS:
-            raise ValueError(f"exploration must be one of {', '.join(EXPLORATIONS)}; got {self.exploration!r}")
-        if self.q not in Q_KINDS:
-            raise ValueError(f"q must be one of {', '.join(Q_KINDS)}; got {self.q!r}")
-        for name in ("batch", "units", "validate_every", "val_instances", "test_length", "max_rollout",
-                     "confirm_passes"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1; got {getattr(self, name)}")
-        if not 0.0 < self.gamma <= 1.0:
-            raise ValueError(f"gamma must be in (0, 1]; got {self.gamma}")
-        if self.confirm_length < 0:
-            raise ValueError(f"confirm_length must be 0 (stop at the paper's solve) or a length; got {self.confirm_length}")
-        if self.budget < 0:
-            raise ValueError(f"budget must be a non-negative number of characters; got {self.budget}")
-        self.report_lengths = tuple(int(x) for x in self.report_lengths)
-
+from tinyalgo.qconfig import QConfig, RunState
+from tinyalgo.tasks import make_task
 
 def q_targets(cfg: QConfig, rewards, q_max, v_hat, exploratory, terminal):
     """The Q targets (T, B) of the configured variant (paper 6.1-6.2)."""
@@ -127,27 +56,6 @@ def q_targets(cfg: QConfig, rewards, q_max, v_hat, exploratory, terminal):
     if cfg.discount == "dynamic":
         return qlearning.dynamic_one_step_targets(rewards, q_max, v_hat, terminal, cfg.gamma)
     return qlearning.one_step_targets(rewards, q_max, terminal, float(cfg.discount))
-
-
-@dataclass
-class RunState:
-    """The state of a run at a segment boundary (what a checkpoint holds
-    besides the parameters)."""
-
-    rng: dict
-    curriculum: dict
-    chars: int = 0
-    updates: int = 0
-    seconds: float = 0.0
-    penalty_on: bool = False
-    val_char_accuracy: float = 0.0
-    solved_at: dict = None
-    confirmed_at: dict = None
-    confirm_streak: int = 0       # tests at confirm_length passed in a row
-    best: dict = None             # the best test at confirm_length so far (its model: QTrainer.best_params)
-    restored_best: dict = None    # set if the run ended with that model instead of its last one
-    done: bool = False
-    evaluations: list = field(default_factory=list)
 
 
 class QTrainer:

@@ -18,7 +18,7 @@ SAVE_EVERY_SECONDS = 30.0
 
 
 def _dir(args, mode):
-    from tinyalgo.qtraining import default_controller
+    from tinyalgo.qconfig import default_controller
     controller = args.controller or (default_controller(args.task) if mode == "q" else "gru")
     return args.out or os.path.join("runs", f"{mode}-{args.task}-{controller}-s{args.seed}")
 
@@ -31,7 +31,8 @@ def _save(path, controller_cls, config, params, extra):
 def train_qlearning(args) -> int:
     from tinyalgo.checkpoint import load_checkpoint
     from tinyalgo.controller import Controller
-    from tinyalgo.qtraining import QConfig, QTrainer, RunState
+    from tinyalgo.qconfig import QConfig, RunState
+    from tinyalgo.qtraining import QTrainer
 
     out = _dir(args, "q")
     ckpt, log_path = os.path.join(out, "checkpoint.npz"), os.path.join(out, "log.json")
@@ -200,7 +201,7 @@ def _unit_interval(text: str) -> float:
 
 def register(sub) -> None:
     from tinyalgo.cli import _int_at_least, add_task_arguments
-    from tinyalgo.qtraining import DISCOUNTS, EXPLORATIONS, Q_KINDS
+    from tinyalgo.qconfig import DISCOUNTS, EXPLORATIONS, Q_KINDS
     from tinyalgo.rewards import REWARDS
 
     train = sub.add_parser("train", help="train a controller (Q-learning by default)",
