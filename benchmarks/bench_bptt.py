@@ -1,12 +1,14 @@
 """Microseconds per time step (all B lanes) of the hand-written controllers.
 
-    python benchmarks/bench_bptt.py [--default-malloc]
+    python benchmarks/bench_bptt.py [--default-malloc] [--threads 2]
 
 Forward (training mode, with caches) and forward + backward (BPTT) over
 T = 50 steps of B = 20 lanes, for FF, GRU and LSTM at 200 units in float32 and
 float64; and the inference forward at B = 50.  Median of repeats.  The
 allocator is tuned as the trainers tune it (``tinyalgo.memory``) unless
-``--default-malloc`` is given.
+``--default-malloc`` is given.  ``--threads 2``: BPTT hands the weight
+gradients to a helper thread (``Controller.set_threads``; what ``tinyalgo
+train`` uses on a machine with two cores or more).
 """
 import sys
 
@@ -20,9 +22,9 @@ from timing import median_seconds
 SIZES, ACTIONS, SYMBOLS = (17, 17, 2, 5, 3), 8, 17
 
 
-def bench(core, dtype, units=200, B=20, T=50, B_infer=50):
+def bench(core, dtype, units=200, B=20, T=50, B_infer=50, threads=1):
     ctrl = Controller(ControllerConfig(SIZES, ACTIONS, SYMBOLS, core=core, units=units, dtype=dtype),
-                      rng=np.random.default_rng(0))
+                      rng=np.random.default_rng(0)).set_threads(threads)
     rng = np.random.default_rng(1)
     obs = np.stack([np.stack([rng.integers(0, s, size=B) for s in SIZES], axis=1) for _ in range(T)])
     resets = rng.random((T, B)) < 0.05
@@ -55,8 +57,10 @@ def bench(core, dtype, units=200, B=20, T=50, B_infer=50):
 if __name__ == "__main__":
     if "--default-malloc" not in sys.argv:
         keep_freed_memory()                 # as the trainers do (tinyalgo/memory.py)
-    print(f"{'core':5s} {'dtype':8s} {'forward us':>11s} {'fwd+bwd us':>11s} {'infer B=50 us':>14s}   (per step, 200 units, B=20, T=50)")
+    threads = int(sys.argv[sys.argv.index("--threads") + 1]) if "--threads" in sys.argv else 1
+    print(f"{'core':5s} {'dtype':8s} {'forward us':>11s} {'fwd+bwd us':>11s} {'infer B=50 us':>14s}   (per step, 200 units,"
+          f" B=20, T=50, {threads} thread{'s' if threads > 1 else ''})")
     for core in ("ff", "gru", "lstm"):
         for dtype in ("float32", "float64"):
-            f, fb, i = bench(core, dtype)
+            f, fb, i = bench(core, dtype, threads=threads)
             print(f"{core:5s} {dtype:8s} {f:11.1f} {fb:11.1f} {i:14.1f}")

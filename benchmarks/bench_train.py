@@ -1,7 +1,7 @@
 """Q-learning training throughput in characters (training lane-steps) per
 second: addition, GRU-200, the full method, B = 20.
 
-    python benchmarks/bench_train.py [--level 46] [--updates 30]
+    python benchmarks/bench_train.py [--level 46] [--updates 30] [--threads 2]
 
 Measured at a fixed curriculum level (default 46: the unroll has its full
 length T = 49, as for most of a run), updates only (validation is excluded
@@ -17,9 +17,12 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--level", type=int, default=46)
 parser.add_argument("--updates", type=int, default=30)
 parser.add_argument("--dtype", default="float32")
+parser.add_argument("--threads", type=int, choices=(1, 2), default=1,
+                    help="2: BPTT's weight gradients on a helper thread (what `tinyalgo train` uses on 2 cores)")
 args = parser.parse_args()
 
-trainer = QTrainer(QConfig(task="addition", seed=0, start=args.level, dtype=args.dtype), log=lambda s: None)
+trainer = QTrainer(QConfig(task="addition", seed=0, start=args.level, dtype=args.dtype,
+                                   threads=args.threads), log=lambda s: None)
 trainer._start_segment()
 trainer.update()                                     # warm up
 rates = []
@@ -31,5 +34,5 @@ for _ in range(5):
 t0 = time.perf_counter()
 trainer.validate(0.0)
 val = time.perf_counter() - t0
-print(f"addition GRU-200 {args.dtype}, level {args.level}: median {statistics.median(rates):,.0f} characters/s"
+print(f"addition GRU-200 {args.dtype}, {args.threads} thread(s), level {args.level}: median {statistics.median(rates):,.0f} characters/s"
       f" (runs: {', '.join(f'{r:,.0f}' for r in rates)}); one validation of 50 instances: {val:.2f} s")

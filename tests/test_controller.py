@@ -244,3 +244,27 @@ def test_step_buffers_give_the_same_outputs_and_gradients(core, layers):
     assert_same_gradients(ctrl, part, plain[1:], buffered_caches_[1:], 1e-10)
     with pytest.raises(ValueError, match="these StepBuffers hold 5 steps"):
         ctrl.step(np.zeros((3, 5), int), ctrl.initial_state(3), buffers=bufs["b"])
+
+
+@pytest.mark.parametrize("core,layers", CASES)
+def test_helper_thread_gives_the_same_gradients(core, layers):
+    """With set_threads(2) the weight-gradient products of chunks of steps go
+    to a helper thread; over a rollout of several chunks the gradients are
+    those of one thread up to rounding."""
+    rng = np.random.default_rng(12)
+    ctrl = make(core, layers, units=6)
+    T, B = 23, 3                                  # chunks of 10, 10 and 3 steps
+    obs, resets, state0 = random_rollout(ctrl, T, B, rng)
+    resets[5, 1] = resets[17, 2] = True
+    grads_in = rng.normal(size=(T, B, 8)), rng.normal(size=(T, B, 6))
+    caches = buffered_caches(ctrl, obs, resets, state0)
+    one, d1 = ctrl.backward(caches, *grads_in)
+    two, d2 = ctrl.set_threads(2).backward(caches, *grads_in)
+    ctrl.set_threads(1)
+    for k in one:
+        np.testing.assert_allclose(two[k], one[k], rtol=1e-12, atol=1e-12, err_msg=k)
+    for s1, s2 in zip(d1, d2):
+        for a1, a2 in zip(s1, s2):
+            np.testing.assert_array_equal(a2, a1)
+    with pytest.raises(ValueError, match="threads must be 1 or 2; got 3"):
+        ctrl.set_threads(3)

@@ -6,7 +6,7 @@
       -> symbol head: affine -> log-softmax (B, n_symbols)
 
 ``step`` runs one time step for all B lanes and keeps a cache; ``backward``
-is backpropagation through time over the list of caches.  Lanes that start a
+is backpropagation through time over the list of caches (``tinyalgo.bptt``).  Lanes that start a
 new episode at a step (``reset``) get a zero incoming state and pass no
 gradient back into the previous episode: the release's EpisodeBarrier.
 ``infer`` is the same forward without caches (memory O(B x units)).
@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinyalgo import cores
+from tinyalgo import bptt, cores
 from tinyalgo.buffers import StepBuffers
 from tinyalgo.controller_config import ControllerConfig, init_params
 from tinyalgo.frozen import FrozenController
-from tinyalgo.layers import log_softmax_backward, log_softmax_forward, onehot_affine_forward
+from tinyalgo.layers import log_softmax_forward, onehot_affine_forward
 
 
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}   # obs viewed as unsigned: negatives are huge
-
 
 class Controller:
     """A controller: its configuration and a dict of named parameter arrays."""
@@ -36,6 +35,20 @@ class Controller:
         self._layer_params = [{k.split(".", 1)[1]: v for k, v in params.items() if k.startswith(f"core{l}.")}
                               for l in range(config.layers if config.core != "ff" else 0)]
         self._layer_keys = [[(k, f"core{l}.{k}") for k in p] for l, p in enumerate(self._layer_params)]
+        self.threads = 1
+
+    def set_threads(self, threads: int) -> "Controller":
+        """1 (default): everything on the calling thread.  2: BPTT hands the
+        weight-gradient products, which no later step waits for, to a helper
+        thread while the calling thread runs the backward recursion (NumPy
+        releases the GIL in BLAS), using a second core.  For one run on a
+        multi-core machine (``tinyalgo train``); a sweep of one process per
+        core keeps 1.  Same gradients up to float rounding (the sums over
+        steps are split into chunks of ``bptt.CHUNK_STEPS``)."""
+        if threads not in (1, 2):
+            raise ValueError(f"threads must be 1 or 2; got {threads!r}")
+        self.threads = threads
+        return self
 
     @property
     def dtype(self):
@@ -161,96 +174,7 @@ class Controller:
         (T, B, n_symbols): gradient on the log-probabilities.  Returns
         (grads: dict like ``params``, dstate0: gradient on the initial state).
         """
-        P, core, T = self.params, self.config.core, len(caches)
-        dq, dlogp = np.asarray(dq, dtype=self.dtype), np.asarray(dlogp, dtype=self.dtype)
-        B = caches[0][0].shape[0]
-        if dq.shape != (T, B, self.config.n_actions) or dlogp.shape != (T, B, self.config.n_symbols):
-            raise ValueError(f"dq and dlogp must have shapes {(T, B, self.config.n_actions)} and"
-                             f" {(T, B, self.config.n_symbols)}; got {dq.shape} and {dlogp.shape}")
-        H = self.config.units
-        buffers = caches[0][7][0] if caches[0][7] is not None and caches[0][7][0].covers(caches) else None
-        t_all = (buffers.t[:T] if buffers is not None else np.stack([c[4] for c in caches])).reshape(T * B, H)
-        gru_rows = buffers is not None and core == "gru"    # the core's activations are in the buffers too
-        rows = np.concatenate([c[0] for c in caches]) + self.config._offsets
-        A = self.config.n_actions
-        dheads = np.empty((T * B, A + self.config.n_symbols), dtype=self.dtype)   # both heads at once
-        dheads[:, :A] = dq.reshape(T * B, A)
-        logp = np.concatenate([c[5] for c in caches])
-        as_logits = {c[6] for c in caches}
-        if len(as_logits) > 1:
-            raise ValueError("the step caches mix logits=True and logits=False; use one setting for a whole rollout")
-        if as_logits.pop():
-            logp = log_softmax_forward(logp)[0]                # the log-softmax of every step at once
-        dheads[:, A:] = log_softmax_backward(dlogp.reshape(T * B, -1), logp)
-        dw, db = t_all.T @ dheads, dheads.sum(0)
-        grads = {"q.w": dw[:, :A], "q.b": db[:A], "sym.w": dw[:, A:], "sym.b": db[A:]}
-        da = dheads @ np.concatenate([P["q.w"], P["sym.w"]], axis=1).T
-        da *= 1.0 - t_all * t_all
-        grads["extra.b"] = da.sum(0)
-        layers = self._layers()
-        L = len(layers)
-        if L:
-            hid_all = (buffers.h_out[-1][:T] if gru_rows else np.stack([c[3] for c in caches])).reshape(T * B, H)
-            grads["extra.w"] = hid_all.T @ da
-            dhidden = (da @ P["extra.w"].T).reshape(T, B, H)
-        n_state = {"gru": 1, "lstm": 2, "ff": 0}[core]
-        dstate = [tuple(np.zeros((B, H), self.dtype) for _ in range(n_state)) for _ in range(L)]
-        if dstate_final is not None:
-            dstate = [tuple(np.array(a, dtype=self.dtype) for a in s) for s in dstate_final]
-        width = {"gru": 3, "lstm": 4, "ff": 0}[core] * H
-        pre = [np.empty((T, B, width), dtype=self.dtype) for _ in range(L)]   # pre-activation grads
-        wts = [cores.transposed(p, skip=() if l else ("wx",)) for l, p in enumerate(layers)]
-        if core == "gru":       # per layer: the gates, entering state, r h and candidate of all T steps, (T, B, .)
-            if gru_rows:
-                acts = [(buffers.zr[l][:T], buffers.h_in[l][:T], buffers.rh[l][:T], buffers.cand[l][:T])
-                        for l in range(L)]
-            else:
-                acts = [tuple(np.stack([c[2][l][i] for c in caches]) for i in (2, 1, 4, 5)) for l in range(L)]
-                acts = [(np.concatenate([zs, np.stack([c[2][l][3] for c in caches])], axis=2), hs, rhs, cs)
-                        for l, (zs, hs, rhs, cs) in enumerate(acts)]
-            factors = [cores.gru_backward_factors(zr[..., :H], zr[..., H:], hs, rhs, cs) for zr, hs, rhs, cs in acts]
-        for t in range(T - 1, -1, -1):
-            keep, layer_caches = caches[t][1], caches[t][2]
-            dx = dhidden[t] if L else None
-            for l in range(L - 1, -1, -1):
-                cache = layer_caches[l]
-                if core == "gru":           # layer 0's input gradient is computed for all steps at once below
-                    dx, dh = cores.gru_step_backward_factored(dx + dstate[l][0], [f[t] for f in factors[l]],
-                                                              pre[l][t], wts[l], l > 0)
-                    new = (dh,)
-                else:
-                    dx, dh, dc, _ = cores.lstm_step_backward_pre(dx + dstate[l][0], dstate[l][1], cache,
-                                                                 pre[l][t], l > 0, wts[l])
-                    new = (dh, dc)
-                dstate[l] = new if keep is None else tuple(a * keep for a in new)   # no gradient across a reset
-        for l in range(L):
-            hs = acts[l][1].reshape(T * B, H) if core == "gru" else np.concatenate([c[2][l][1] for c in caches])
-            dpre = pre[l].reshape(T * B, -1)
-            db = dpre.sum(0)
-            if l > 0:               # layer 0's "wx" is the first matrix after the embedding: below
-                xs = buffers.h_out[l - 1][:T].reshape(T * B, H) if gru_rows else \
-                    np.concatenate([c[2][l][0] for c in caches])
-                grads[f"core{l}.wx"] = xs.T @ dpre
-            if core == "gru":
-                dah, dcand = dpre[:, :2 * H], dpre[:, 2 * H:]
-                rhs = acts[l][2].reshape(T * B, H)
-                g = {"bx": db, "wh": hs.T @ dah, "bh": db[:2 * H].copy(), "whh": rhs.T @ dcand, "bhh": db[2 * H:].copy()}
-            else:
-                g = {"bx": db, "wh": hs.T @ dpre, "bh": db.copy()}
-            for k, v in g.items():
-                grads[f"core{l}.{k}"] = v
-        # The embedding and the first matrix W after it (core0.wx, or extra.w
-        # for FF), from the gradient dA on W's pre-activation without ever
-        # forming the embedded inputs: with X = onehot @ E + e and A = X @ W,
-        # dW = E.T @ (onehot.T @ dA) + outer(e, sum dA) and dE = (onehot.T @ dA) @ W.T.
-        first = "core0.wx" if L else "extra.w"
-        dA = pre[0].reshape(T * B, -1) if L else da
-        counts_t = np.zeros((P["embed.w"].shape[0], T * B), dtype=self.dtype)     # the one-hots, transposed
-        counts_t[rows.T, np.arange(T * B)] = 1.0
-        M0, s0 = counts_t @ dA, dA.sum(0)
-        grads[first] = P["embed.w"].T @ M0 + np.outer(P["embed.b"], s0)
-        grads["embed.w"], grads["embed.b"] = M0 @ P[first].T, s0 @ P[first].T
-        return {k: grads[k] for k in P}, dstate        # already cut where step 0 reset
+        return bptt.backward(self, caches, dq, dlogp, dstate_final)
 
 
 def rollout_forward(controller, obs, resets, state0):

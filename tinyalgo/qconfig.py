@@ -55,6 +55,7 @@ class QConfig:
     max_rollout: int = 49
     extra_curriculum: bool = True
     dtype: str = "float32"
+    threads: int = 1              # 2: BPTT's weight gradients on a helper thread (Controller.set_threads)
 
     def __post_init__(self):
         if self.task not in TASKS:
@@ -71,6 +72,8 @@ class QConfig:
                      "confirm_passes"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1; got {getattr(self, name)}")
+        if self.threads not in (1, 2):
+            raise ValueError(f"threads must be 1 or 2; got {self.threads!r}")
         if not 0.0 < self.gamma <= 1.0:
             raise ValueError(f"gamma must be in (0, 1]; got {self.gamma}")
         if self.confirm_length < 0:

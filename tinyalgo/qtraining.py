@@ -76,7 +76,7 @@ class QTrainer:
         if controller is None:
             controller = make_controller(self.env, cfg.controller, cfg.units, cfg.layers,
                                          int(self.rng.integers(2 ** 31)), cfg.dtype)
-        self.controller = controller
+        self.controller = controller.set_threads(cfg.threads)
         self.agent = GreedyAgent(controller)
         if state is None:
             state = RunState(rng=self.rng.bit_generator.state, curriculum=self.curriculum.state())

@@ -48,6 +48,7 @@ class SupervisedConfig:
     val_instances: int = 50
     max_rollout: int = 49         # T = min(max_rollout, C + 5), as in the release
     dtype: str = "float32"
+    threads: int = 1              # 2: BPTT's weight gradients on a helper thread (Controller.set_threads)
 
 
 def make_controller(env: Environment, core: str, units: int, layers: int, seed: int, dtype: str) -> Controller:
@@ -90,6 +91,7 @@ def train_supervised(cfg: SupervisedConfig, log=print, should_stop=lambda: False
     curriculum = Curriculum(start=cfg.start, increment=cfg.increment, minimum=env.task.min_complexity)
     env.set_complexity(curriculum.sampler())
     controller = make_controller(env, cfg.controller, cfg.units, cfg.layers, int(rng.integers(2 ** 31)), cfg.dtype)
+    controller.set_threads(cfg.threads)
     agent = GreedyAgent(controller)
     state, obs = controller.initial_state(cfg.batch), env.observe()
     reset = np.ones(cfg.batch, dtype=bool)

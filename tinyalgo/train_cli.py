@@ -60,7 +60,7 @@ def train_qlearning(args) -> int:
                       base=args.base, seed=args.seed, discount=args.discount, q=args.q, penalty=args.penalty,
                       reward=args.reward, exploration=args.exploration, dtype=args.dtype, gamma=args.gamma,
                       confirm_length=args.confirm_length, confirm_passes=args.confirm_passes,
-                      keep_best=args.keep_best, **({"budget": args.budget} if args.budget is not None else {}))
+                      keep_best=args.keep_best, threads=args.threads, **({"budget": args.budget} if args.budget is not None else {}))
         trainer = QTrainer(cfg, log=print)
         print(f"Q-learning {cfg.task} (base {cfg.base}) with a {cfg.controller.upper()}-{cfg.units} controller,"
               f" discount {cfg.discount}, {cfg.q} Q, penalty {'on' if cfg.penalty else 'off'},"
@@ -101,7 +101,7 @@ def train_supervised_cmd(args) -> int:
         raise ValueError("--resume is for Q-learning runs; supervised runs are short: start again")
     out = _dir(args, "sup")
     cfg = SupervisedConfig(task=args.task, controller=args.controller or "gru", units=args.units, layers=args.layers,
-                           base=args.base, seed=args.seed, target=args.target, dtype=args.dtype,
+                           base=args.base, seed=args.seed, target=args.target, dtype=args.dtype, threads=args.threads,
                            **({"budget": args.budget} if args.budget is not None else {}))
     print(f"supervised {cfg.task} with a {cfg.controller.upper()}-{cfg.units} controller -> {out}")
     controller, report = train_supervised(cfg, log=print)
@@ -238,6 +238,9 @@ def register(sub) -> None:
     train.add_argument("--target", type=_int_at_least(1), default=1000,
                        help="supervised: stop once this complexity is solved")
     train.add_argument("--dtype", choices=("float32", "float64"), default="float32")
+    train.add_argument("--threads", type=int, choices=(1, 2), default=2 if (os.cpu_count() or 1) >= 2 else 1,
+                       help="2 (default on a multi-core machine): backprop-through-time hands its weight gradients"
+                            " to a helper thread on a second core; 1: one core")
     train.add_argument("--out", default=None, help="run directory (default runs/<mode>-<task>-<controller>-s<seed>)")
     train.add_argument("--resume", action="store_true", help="continue the run saved in --out")
     train.set_defaults(func=cmd_train)
