@@ -51,6 +51,7 @@ def test_resume_continues_the_same_run():
     (dict(gamma=1.5), r"gamma must be in \(0, 1\]"),
     (dict(confirm_length=-1), "confirm_length must be 0"),
     (dict(confirm_passes=0), "confirm_passes must be at least 1"),
+    (dict(threads=4), "threads must be 1 or 2; got 4"),
 ])
 def test_bad_config(kw, message):
     with pytest.raises(ValueError, match=message):

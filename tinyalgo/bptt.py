@@ -27,6 +27,7 @@ then split by chunk, so the gradients equal one thread's up to rounding.
 """
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -35,7 +36,7 @@ from tinyalgo import cores
 from tinyalgo.layers import log_softmax_backward, log_softmax_forward
 
 CHUNK_STEPS = 10
-_helper_pool = None
+_helper = (None, None)          # (the process that made it, the pool): a forked child makes its own
 
 
 class _Now:
@@ -51,12 +52,12 @@ class _Now:
 def submitter(threads: int):
     """submit(f, *args) -> an object with .result(): on the helper thread if
     threads > 1, else computed at once."""
-    global _helper_pool
+    global _helper
     if threads == 1:
         return lambda f, *args: _Now(f(*args))
-    if _helper_pool is None:
-        _helper_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinyalgo-bptt")
-    return _helper_pool.submit
+    if _helper[0] != os.getpid():
+        _helper = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinyalgo-bptt"))
+    return _helper[1].submit
 
 
 def tn(a, b):
