@@ -1,9 +1,9 @@
 """The issue's point of comparison: a PyTorch eager GRUCell of the same size.
 
-    python benchmarks/bench_torch_gru.py      # needs PyTorch, which tinyalgo itself never imports
+    python benchmarks/bench_torch_gru.py [--threads 2]   # needs PyTorch, which tinyalgo never imports
 
 Microseconds per time step (all B = 20 lanes) for forward plus backward over
-T = 50 steps, float32, one thread: the GRUCell alone (200 inputs, 200 units),
+T = 50 steps, float32, one thread (or ``--threads N``): the GRUCell alone (200 inputs, 200 units),
 and the whole controller of ``bench_bptt.py`` built from PyTorch modules (the
 one-hot embedding, the GRUCell, the extra layer with tanh, the Q and symbol
 heads with log-softmax).  Median of repeats.
@@ -21,7 +21,8 @@ SIZES, ACTIONS, SYMBOLS, H, B, T = (17, 17, 2, 5, 3), 8, 17, 200, 20, 50
 
 
 def main():
-    torch.set_num_threads(1)
+    threads = int(sys.argv[sys.argv.index("--threads") + 1]) if "--threads" in sys.argv else 1
+    torch.set_num_threads(threads)
     torch.manual_seed(0)
     cell = torch.nn.GRUCell(H, H)
     embed = torch.nn.Linear(sum(SIZES), H)
@@ -49,7 +50,7 @@ def main():
             loss = loss + (q_head(top) * dq[t]).sum() + (torch.log_softmax(sym_head(top), 1) * dlogp[t]).sum()
         loss.backward()
 
-    print(f"PyTorch {torch.__version__}, 1 thread, float32, B = {B}, T = {T}, {H} units, per step:")
+    print(f"PyTorch {torch.__version__}, {threads} thread(s), float32, B = {B}, T = {T}, {H} units, per step:")
     for name, fn in (("GRUCell alone", cell_only), ("controller (embedding, GRUCell, extra, heads)", controller)):
         fn()                                                   # warm up
         print(f"  {name:48s} forward + backward {median_seconds(fn) / T * 1e6:7.1f} us")
