@@ -56,7 +56,7 @@ class Job:
     out_dir: str = ""
     gamma: float = 1.0            # the dynamic discount's gamma (QConfig.gamma)
     confirm_length: int = 1000    # QConfig.confirm_length
-    confirm_passes: int = 1       # QConfig.confirm_passes
+    confirm_passes: int = 5       # QConfig.confirm_passes
 
 
 def table1_jobs(tasks, columns, seeds, budget, out_dir="", **options):

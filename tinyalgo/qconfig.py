@@ -50,7 +50,7 @@ class QConfig:
     test_length: int = 100        # solved = 50 fresh instances of this length, all perfect
     report_lengths: tuple = (100, 1000)
     confirm_length: int = 1000    # after the paper's solve, train on until this length passes too (0: stop)
-    confirm_passes: int = 1       # ... that many times in a row (one test after each curriculum advance)
+    confirm_passes: int = 5       # ... that many times in a row (one test after each curriculum advance)
     keep_best: bool = True        # out of budget unconfirmed: end with the model that did best at confirm_length
     max_rollout: int = 49
     extra_curriculum: bool = True

@@ -42,7 +42,8 @@ def train_qlearning(args) -> int:
         if extra.get("mode") != "qlearning":
             raise ValueError(f"{ckpt} is not a Q-learning run (mode {extra.get('mode')!r})")
         # runs saved before these options existed explored the release's way and stopped at the paper's solve
-        saved = {"exploration": "release", "confirm_length": 0, **extra["config"]}
+        saved = {"exploration": "release", "confirm_length": 0, "confirm_passes": 1, "keep_best": False,
+                 **extra["config"]}
         cfg = QConfig(**{**saved, "report_lengths": tuple(saved["report_lengths"]),
                          **({"budget": args.budget} if args.budget is not None else {})})
         state = RunState(**extra["run"])
@@ -226,9 +227,9 @@ def register(sub) -> None:
     train.add_argument("--confirm-length", type=_int_at_least(0), default=1000, metavar="L",
                        help="after the paper's solve (length 100), train on until 50 instances of length L pass"
                             " too (default 1000; 0: stop at the paper's solve)")
-    train.add_argument("--confirm-passes", type=_int_at_least(1), default=1, metavar="N",
+    train.add_argument("--confirm-passes", type=_int_at_least(1), default=5, metavar="N",
                     help="the length-L test must pass N times in a row, once after each curriculum advance"
-                         " (default 1)")
+                         " (default 5: 250 fresh instances)")
     train.add_argument("--keep-best", action=argparse.BooleanOptionalAction, default=True,
                        help="out of budget before the length-L test passed: end with the model that did best on"
                             " it (kept in <out>/best.npz) if it beats the last one on a fresh test (default on)")
@@ -273,9 +274,9 @@ def register(sub) -> None:
     ex.add_argument("--confirm-length", type=_int_at_least(0), default=1000, metavar="L",
                     help="table1: after the paper's solve, train on until length L passes too (default 1000;"
                          " 0: stop at the paper's solve)")
-    ex.add_argument("--confirm-passes", type=_int_at_least(1), default=1, metavar="N",
+    ex.add_argument("--confirm-passes", type=_int_at_least(1), default=5, metavar="N",
                     help="the length-L test must pass N times in a row, once after each curriculum advance"
-                         " (default 1)")
+                         " (default 5: 250 fresh instances)")
     ex.add_argument("--workers", type=_int_at_least(1), default=2)
     ex.add_argument("--out", default=None, help="default figures/table1 (table1) or figures (figure3)")
     ex.add_argument("--merge", default=None, metavar="CSV",
