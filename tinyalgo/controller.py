@@ -115,22 +115,19 @@ class Controller:
         for l, (p, s) in enumerate(zip(self._layers(), state)):
             ax = a0 if l == 0 else None
             blocks = None if fold is None else fold.gate_blocks[l]
+            rows_out = None
             if core == "gru" and row is not None:      # the state entering the step is cached in the buffer
-                h_in = buffers.h_in[l][row]
+                h_in, rows_out = buffers.h_in[l][row], buffers.gru_outputs(l, row)
                 if keep is not None:
                     np.multiply(s[0], keep, out=h_in)  # the episode barrier
                 else:
                     h_in[...] = s[0]
-                h, cache = cores.gru_step_forward(x, h_in, p, ax=ax, biases_in_ax=ax is not None, blocks=blocks,
-                                                  out=buffers.gru_outputs(l, row))
-                new_state.append((h,))
-                layer_caches.append(cache)
-                x = h
-                continue
-            if keep is not None:
+                s = (h_in,)
+            elif keep is not None:
                 s = tuple(a * keep for a in s)          # the episode barrier
             if core == "gru":
-                h, cache = cores.gru_step_forward(x, s[0], p, ax=ax, biases_in_ax=ax is not None, blocks=blocks)
+                h, cache = cores.gru_step_forward(x, s[0], p, ax=ax, biases_in_ax=ax is not None, blocks=blocks,
+                                                  out=rows_out)
                 new_state.append((h,))
             else:
                 h, c, cache = cores.lstm_step_forward(x, s[0], s[1], p, ax=ax, biases_in_ax=ax is not None,
