@@ -52,6 +52,7 @@ def test_resume_continues_the_same_run():
     (dict(confirm_length=-1), "confirm_length must be 0"),
     (dict(confirm_passes=0), "confirm_passes must be at least 1"),
     (dict(threads=4), "threads must be 1 or 2; got 4"),
+    (dict(solved_lr=-0.1), "solved_lr must be 0"),
 ])
 def test_bad_config(kw, message):
     with pytest.raises(ValueError, match=message):
@@ -175,3 +176,21 @@ def test_keep_best_ends_with_the_best_tested_model(confirmed):
     assert s.restored_best is None
     for k, v in good.items():
         np.testing.assert_array_equal(trainer.controller.params[k], v)
+
+
+def test_solved_lr_takes_over_once_solved(monkeypatch):
+    """solved_lr: the SGD steps use lr until the paper's solve is recorded,
+    solved_lr after it."""
+    import tinyalgo.qtraining as qt
+    used = []
+    real = qt.sgd_step
+
+    def spy(params, grads, lr, max_norm):
+        used.append((lr, trainer.state.solved_at is not None))
+        return real(params, grads, lr, max_norm)
+
+    monkeypatch.setattr(qt, "sgd_step", spy)
+    trainer = QTrainer(small(confirm_length=60, confirm_passes=3, solved_lr=0.03), log=lambda s: None)
+    trainer.run()
+    assert trainer.state.solved_at is not None
+    assert {lr for lr, solved in used if not solved} == {0.1} and {lr for lr, solved in used if solved} == {0.03}

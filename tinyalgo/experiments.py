@@ -55,12 +55,13 @@ class Job:
     budget: int
     out_dir: str = ""
     gamma: float = 1.0            # the dynamic discount's gamma (QConfig.gamma)
+    solved_lr: float = 0.0        # QConfig.solved_lr
     confirm_length: int = 1000    # QConfig.confirm_length
     confirm_passes: int = 5       # QConfig.confirm_passes
 
 
 def table1_jobs(tasks, columns, seeds, budget, out_dir="", **options):
-    """Every (task, column, seed) as a Job; ``options``: gamma, confirm_length, confirm_passes."""
+    """Every (task, column, seed) as a Job; ``options``: gamma, confirm_length, confirm_passes, solved_lr."""
     for name in columns:
         if name not in TABLE1_COLUMNS:
             raise ValueError(f"unknown Table 1 column {name!r}; allowed: {', '.join(TABLE1_COLUMNS)}")
@@ -78,7 +79,7 @@ def run_table1_job(job: Job) -> dict:
     units, discount, q, penalty = TABLE1_COLUMNS[job.column]
     cfg = QConfig(task=job.task, controller=TABLE1_ROWS[job.task], units=units, discount=discount, q=q,
                   penalty=penalty, seed=job.seed, budget=job.budget, gamma=job.gamma,
-                  confirm_length=job.confirm_length, confirm_passes=job.confirm_passes)
+                  confirm_length=job.confirm_length, confirm_passes=job.confirm_passes, solved_lr=job.solved_lr)
     lines = []
     trainer = QTrainer(cfg, log=lines.append)
     trainer.run()

@@ -39,6 +39,7 @@ class QConfig:
     epsilon: float = 0.05
     exploration: str = "constant"  # "constant": epsilon on every training lane (paper); "release": see epsilon()
     lr: float = 0.1
+    solved_lr: float = 0.0        # > 0: the learning rate once the paper's solve is recorded (0: lr throughout)
     q_lr: float = 0.1
     max_norm: float = 5.0
     start: int = 6
@@ -72,6 +73,8 @@ class QConfig:
                      "confirm_passes"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1; got {getattr(self, name)}")
+        if not 0.0 <= self.solved_lr:
+            raise ValueError(f"solved_lr must be 0 (keep lr) or a positive learning rate; got {self.solved_lr}")
         if self.threads not in (1, 2):
             raise ValueError(f"threads must be 1 or 2; got {self.threads!r}")
         if not 0.0 < self.gamma <= 1.0:

@@ -168,7 +168,8 @@ class QTrainer:
         if self.state.penalty_on and cfg.penalty:
             dq = dq + qlearning.penalty(qs.astype(np.float64), cfg.kappa)[1]
         grads, _ = ctrl.backward(caches, dq.astype(dtype), dlogp)
-        norm = sgd_step(ctrl.params, scale_gradients(grads, B, T), cfg.lr, cfg.max_norm)
+        lr = cfg.solved_lr if cfg.solved_lr and self.state.solved_at is not None else cfg.lr
+        norm = sgd_step(ctrl.params, scale_gradients(grads, B, T), lr, cfg.max_norm)
         self.state.chars += B * T
         self.state.updates += 1
         return norm

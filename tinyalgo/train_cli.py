@@ -61,7 +61,8 @@ def train_qlearning(args) -> int:
                       base=args.base, seed=args.seed, discount=args.discount, q=args.q, penalty=args.penalty,
                       reward=args.reward, exploration=args.exploration, dtype=args.dtype, gamma=args.gamma,
                       confirm_length=args.confirm_length, confirm_passes=args.confirm_passes,
-                      keep_best=args.keep_best, threads=args.threads, **({"budget": args.budget} if args.budget is not None else {}))
+                      keep_best=args.keep_best, threads=args.threads, solved_lr=args.solved_lr,
+                      **({"budget": args.budget} if args.budget is not None else {}))
         trainer = QTrainer(cfg, log=print)
         print(f"Q-learning {cfg.task} (base {cfg.base}) with a {cfg.controller.upper()}-{cfg.units} controller,"
               f" discount {cfg.discount}, {cfg.q} Q, penalty {'on' if cfg.penalty else 'off'},"
@@ -182,7 +183,8 @@ def cmd_experiment(args) -> int:
         print(open(os.path.join(out, "table1.md")).read())
         return 0
     jobs = table1_jobs(args.tasks or list(TABLE1_ROWS), args.columns, seeds, budget, out,
-                       gamma=args.gamma, confirm_length=args.confirm_length, confirm_passes=args.confirm_passes)
+                       gamma=args.gamma, confirm_length=args.confirm_length, confirm_passes=args.confirm_passes,
+                       solved_lr=args.solved_lr)
     print(f"Table 1: {len(jobs)} runs, {args.workers} worker processes -> {out}")
     rows = run_sweep(jobs, workers=args.workers, on_result=lambda rows: write_table1(rows, out, budget, command))
     write_table1(rows, out, budget, command)
@@ -227,6 +229,9 @@ def register(sub) -> None:
     train.add_argument("--confirm-length", type=_int_at_least(0), default=1000, metavar="L",
                        help="after the paper's solve (length 100), train on until 50 instances of length L pass"
                             " too (default 1000; 0: stop at the paper's solve)")
+    train.add_argument("--solved-lr", type=float, default=0.0, metavar="LR",
+                    help="the SGD learning rate once the paper's solve is recorded (default 0: keep 0.1); 0.03"
+                         " stopped the late collapses of solved reverse models")
     train.add_argument("--confirm-passes", type=_int_at_least(1), default=5, metavar="N",
                     help="the length-L test must pass N times in a row, once after each curriculum advance"
                          " (default 5: 250 fresh instances)")
@@ -274,6 +279,9 @@ def register(sub) -> None:
     ex.add_argument("--confirm-length", type=_int_at_least(0), default=1000, metavar="L",
                     help="table1: after the paper's solve, train on until length L passes too (default 1000;"
                          " 0: stop at the paper's solve)")
+    ex.add_argument("--solved-lr", type=float, default=0.0, metavar="LR",
+                    help="the SGD learning rate once the paper's solve is recorded (default 0: keep 0.1); 0.03"
+                         " stopped the late collapses of solved reverse models")
     ex.add_argument("--confirm-passes", type=_int_at_least(1), default=5, metavar="N",
                     help="the length-L test must pass N times in a row, once after each curriculum advance"
                          " (default 5: 250 fresh instances)")
