@@ -192,6 +192,17 @@ def cmd_experiment(args) -> int:
     return 0
 
 
+def _after_the_solve_options(parser) -> None:
+    """The Q-learning options for what a run does after the paper's solve (train and experiment)."""
+    from tinyalgo.cli import _int_at_least      # cli imports this module: the import waits for the call
+    parser.add_argument("--confirm-passes", type=_int_at_least(1), default=5, metavar="N",
+                        help="the length-L test must pass N times in a row, once after each curriculum advance"
+                             " (default 5: 250 fresh instances)")
+    parser.add_argument("--solved-lr", type=float, default=0.0, metavar="LR",
+                        help="the SGD learning rate once the paper's solve is recorded (default 0: keep 0.1); 0.03"
+                             " stopped the late collapses of solved reverse and addition models")
+
+
 def _unit_interval(text: str) -> float:
     try:
         value = float(text)
@@ -229,12 +240,7 @@ def register(sub) -> None:
     train.add_argument("--confirm-length", type=_int_at_least(0), default=1000, metavar="L",
                        help="after the paper's solve (length 100), train on until 50 instances of length L pass"
                             " too (default 1000; 0: stop at the paper's solve)")
-    train.add_argument("--solved-lr", type=float, default=0.0, metavar="LR",
-                    help="the SGD learning rate once the paper's solve is recorded (default 0: keep 0.1); 0.03"
-                         " stopped the late collapses of solved reverse models")
-    train.add_argument("--confirm-passes", type=_int_at_least(1), default=5, metavar="N",
-                    help="the length-L test must pass N times in a row, once after each curriculum advance"
-                         " (default 5: 250 fresh instances)")
+    _after_the_solve_options(train)
     train.add_argument("--keep-best", action=argparse.BooleanOptionalAction, default=True,
                        help="out of budget before the length-L test passed: end with the model that did best on"
                             " it (kept in <out>/best.npz) if it beats the last one on a fresh test (default on)")
@@ -279,12 +285,7 @@ def register(sub) -> None:
     ex.add_argument("--confirm-length", type=_int_at_least(0), default=1000, metavar="L",
                     help="table1: after the paper's solve, train on until length L passes too (default 1000;"
                          " 0: stop at the paper's solve)")
-    ex.add_argument("--solved-lr", type=float, default=0.0, metavar="LR",
-                    help="the SGD learning rate once the paper's solve is recorded (default 0: keep 0.1); 0.03"
-                         " stopped the late collapses of solved reverse models")
-    ex.add_argument("--confirm-passes", type=_int_at_least(1), default=5, metavar="N",
-                    help="the length-L test must pass N times in a row, once after each curriculum advance"
-                         " (default 5: 250 fresh instances)")
+    _after_the_solve_options(ex)
     ex.add_argument("--workers", type=_int_at_least(1), default=2)
     ex.add_argument("--out", default=None, help="default figures/table1 (table1) or figures (figure3)")
     ex.add_argument("--merge", default=None, metavar="CSV",
