@@ -49,6 +49,16 @@ class _Now:
         return self.value
 
 
+THREADS = (1, 2)
+
+
+def check_threads(threads) -> int:
+    """``threads`` if it is 1 or 2 (the calling thread, or it and one helper); a ValueError otherwise."""
+    if threads not in THREADS:
+        raise ValueError(f"threads must be 1 or 2; got {threads!r}")
+    return threads
+
+
 def submitter(threads: int):
     """submit(f, *args) -> an object with .result(): on the helper thread if
     threads > 1, else computed at once."""
@@ -112,7 +122,7 @@ def backward(ctrl, caches, dq, dlogp, dstate_final=None):
         for lo in chunk_starts(T, chunk):
             hi = min(lo + chunk, T)
             args = (da[lo * B:hi * B], P["extra.w"].T, dhidden[lo:hi].reshape((hi - lo) * B, H))
-            dhidden_of[lo] = run(np.matmul, *args) if dhidden_of else _Now(np.matmul(*args))
+            dhidden_of[lo] = run(np.matmul, *args) if hi < T else _Now(np.matmul(*args))
 
     # 2. The recursion's inputs: per GRU layer the gates, entering state, r h and candidate of all steps,
     # and the step-independent factors of its backward (by chunk, like dhidden).

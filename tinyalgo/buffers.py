@@ -23,19 +23,17 @@ import numpy as np
 
 class StepBuffers:
     """Rows of (T, B, ...) arrays, one per cached activation:
-    ``t`` (T, B, H): tanh of the "extra" layer; ``heads`` (T, B, A + V): both
-    heads' outputs; per core layer ``h_in`` (the state entering the step,
+    ``t`` (T, B, H): tanh of the "extra" layer; per GRU layer ``h_in`` (the state entering the step,
     after the episode barrier), ``zr`` (T, B, 2H) the update and reset gates,
     ``rh`` (r * h), ``cand`` (the candidate h~), ``h_out`` (the new state),
     each (T, B, H) unless said.  ``next`` is the row the next step writes."""
 
-    def __init__(self, T: int, B: int, units: int, layers: int, n_heads: int, dtype, gru: bool):
+    def __init__(self, T: int, B: int, units: int, layers: int, dtype, gru: bool):
         if T < 1 or B < 1:
             raise ValueError(f"StepBuffers needs T >= 1 steps and B >= 1 lanes; got T={T}, B={B}")
         H = units
         self.T, self.B, self.next = T, B, 0
         self.t = np.empty((T, B, H), dtype=dtype)
-        self.heads = np.empty((T, B, n_heads), dtype=dtype)
         n = layers if gru else 0
         self.h_in = [np.empty((T, B, H), dtype=dtype) for _ in range(n)]
         self.zr = [np.empty((T, B, 2 * H), dtype=dtype) for _ in range(n)]

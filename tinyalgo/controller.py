@@ -45,9 +45,7 @@ class Controller:
         multi-core machine (``tinyalgo train``); a sweep of one process per
         core keeps 1.  Same gradients up to float rounding (the sums over
         steps are split into chunks of ``bptt.CHUNK_STEPS``)."""
-        if threads not in (1, 2):
-            raise ValueError(f"threads must be 1 or 2; got {threads!r}")
-        self.threads = threads
+        self.threads = bptt.check_threads(threads)
         return self
 
     @property
@@ -81,8 +79,7 @@ class Controller:
     def step_buffers(self, T: int, B: int) -> StepBuffers:
         """Arrays for the caches of a rollout of T steps of B lanes (``tinyalgo.buffers``)."""
         cfg = self.config
-        return StepBuffers(T, B, cfg.units, len(self._layer_params), cfg.n_actions + cfg.n_symbols, self.dtype,
-                           gru=cfg.core == "gru")
+        return StepBuffers(T, B, cfg.units, len(self._layer_params), self.dtype, gru=cfg.core == "gru")
 
     def step(self, obs, state, reset=None, keep_cache=True, fold=None, logits=False, buffers=None):
         """One step for all lanes.  obs int (B, F); state from
@@ -146,7 +143,7 @@ class Controller:
         if W is None:
             q, scores = t @ P["q.w"] + P["q.b"], t @ P["sym.w"] + P["sym.b"]
         else:                       # both heads in one product
-            out = np.matmul(t, W, out=None if row is None else buffers.heads[row])
+            out = t @ W
             out += b
             A = self.config.n_actions
             q, scores = out[:, :A], out[:, A:]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tinyalgo.bptt import check_threads
 from tinyalgo.tasks import TASKS
 
 DISCOUNTS = ("dynamic", "1", "0.99", "0.95")
@@ -75,8 +76,7 @@ class QConfig:
                 raise ValueError(f"{name} must be at least 1; got {getattr(self, name)}")
         if not 0.0 <= self.solved_lr:
             raise ValueError(f"solved_lr must be 0 (keep lr) or a positive learning rate; got {self.solved_lr}")
-        if self.threads not in (1, 2):
-            raise ValueError(f"threads must be 1 or 2; got {self.threads!r}")
+        check_threads(self.threads)
         if not 0.0 < self.gamma <= 1.0:
             raise ValueError(f"gamma must be in (0, 1]; got {self.gamma}")
         if self.confirm_length < 0:
