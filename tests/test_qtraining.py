@@ -137,6 +137,10 @@ def test_table1_reports_the_confirmed_length():
     mult = dict(row, task="multiplication", confirm_length=0, confirmed=False)   # stopped at the paper's solve
     text = table1_markdown([row, mult], 1000)
     assert "| multiplication (GRU) | 1/1 (paper 10/10) | - | 1/1 | 0/1 |" in text, text
+    assert "--solved-lr" not in text                       # none of these runs changed the rate
+    slow = dict(row, task="addition", solved_lr=0.03)
+    text = table1_markdown([row, slow, mult], 1000)
+    assert "before it 0.1): 0.1 (copy); 0.03 (addition)." in text, text
 
 
 def test_confirm_passes_needs_that_many_passes_in_a_row():

@@ -117,7 +117,8 @@ def summarize_run(task, column, seed, report) -> dict:
                 minutes_to_solve=round(solved_at["seconds"] / 60, 3) if solved_at else None,
                 chars=state["chars"], chars_to_solve=solved_at["chars"] if solved_at else None,
                 confirm_length=cfg.get("confirm_length", 0), confirm_passes=cfg.get("confirm_passes", 1),
-                confirmed=bool(confirmed_at), restored_best=bool(state.get("restored_best")),
+                solved_lr=cfg.get("solved_lr", 0.0), confirmed=bool(confirmed_at),
+                restored_best=bool(state.get("restored_best")),
                 minutes_to_confirm=round(confirmed_at["seconds"] / 60, 3) if confirmed_at else None,
                 final_level=json_level(report), perfect_100=at.get(100) == 1.0, perfect_1000=at.get(1000) == 1.0,
                 solved_fraction_100=at.get(100), solved_fraction_1000=at.get(1000))
@@ -227,6 +228,14 @@ def table1_markdown(rows, budget) -> str:
                      " advance), or the budget ran out; the re-tests are of that final model (out of budget, of the"
                      " model that did best at that length if it beat the last one on a fresh test: ``keep_best``). The minutes to solve are still the paper's (length 100). \"-\": that task's runs"
                      " stopped at the paper's solve (``--confirm-length 0``).")
+    after = sorted({r.get("solved_lr", 0.0) for r in rows if r["column"] == "full" and r.get("confirm_length", 0)})
+    if any(after):
+        by_lr = {lr: [t for t in TABLE1_ROWS if any(r["task"] == t and r.get("solved_lr", 0.0) == lr
+                                                    and r["column"] == "full" and r.get("confirm_length", 0)
+                                                    for r in rows)] for lr in after}
+        lines.append("")
+        lines.append("Learning rate once the paper's solve is recorded (``--solved-lr``; before it 0.1): "
+                     + "; ".join(f"{lr or 0.1} ({', '.join(ts)})" for lr, ts in by_lr.items()) + ".")
     lines.append("")
     lines.append(f"Budget per run: {budget:,} characters (lane-steps). Columns: "
                  + "; ".join(f"{c} = {TABLE1_COLUMNS[c][0]} units, discount {TABLE1_COLUMNS[c][1]},"
