@@ -171,7 +171,8 @@ def test_keep_best_ends_with_the_best_tested_model(confirmed):
     for v in trainer.controller.params.values():          # a model that got worse
         v *= 0.0
     trainer._end_with_the_best()
-    assert s.restored_best["solved"] == 1.0 and s.restored_best["last_solved"] == 0.0
+    r = s.restored_best
+    assert r["solved"] == 1.0 and r["last_solved"] == 0.0 and r["retest_solved"] == 1.0
     for k, v in good.items():
         np.testing.assert_array_equal(trainer.controller.params[k], v)
         np.testing.assert_array_equal(trainer.boundary()[0][k], v)        # what a checkpoint saves
@@ -179,6 +180,28 @@ def test_keep_best_ends_with_the_best_tested_model(confirmed):
     trainer._end_with_the_best()
     assert s.restored_best is None
     for k, v in good.items():
+        np.testing.assert_array_equal(trainer.controller.params[k], v)
+
+
+def test_keep_best_compares_both_models_on_the_same_fresh_test(confirmed):
+    """The best model's old score (the highest of many tests) does not decide:
+    a best model that is no better than the last on a fresh test is not restored,
+    and the last model comes back unchanged."""
+    trainer, _ = confirmed
+    s = trainer.state
+    last = {k: v.copy() for k, v in trainer.controller.params.items()}
+    kept = trainer.best_params, s.best, s.restored_best, trainer.log           # the fixture is shared
+    trainer.best_params = {k: np.zeros_like(v) for k, v in last.items()}    # "100 %" once, useless now
+    s.restored_best, s.best = None, dict(s.best, solved=1.0)
+    lines = []
+    trainer.log = lines.append
+    try:
+        trainer._end_with_the_best()
+    finally:
+        trainer.best_params, s.best, restored, trainer.log = kept[0], kept[1], s.restored_best, kept[3]
+        s.restored_best = kept[2]
+    assert restored is None and "the best tested one   0.0%" in lines[0], lines
+    for k, v in last.items():
         np.testing.assert_array_equal(trainer.controller.params[k], v)
 
 

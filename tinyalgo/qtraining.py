@@ -176,12 +176,13 @@ class QTrainer:
 
     # ------------------------------------------------------------ validating
     def evaluate(self, length_or_complexity: int, instances: int, training_distribution: bool = False,
-                 complexity: bool = False) -> dict:
-        """Greedy evaluation at a complexity, or at a length (x the task's factor)."""
+                 complexity: bool = False, seed: int = None) -> dict:
+        """Greedy evaluation at a complexity, or at a length (x the task's factor);
+        fresh instances from the run's generator unless ``seed`` is given."""
         c = length_or_complexity if complexity else length_or_complexity * self.task.factor
         task = self.task if training_distribution else self.test_task
-        env = Environment(task, batch_size=instances, complexity=FixedComplexity(c, task.min_complexity),
-                          seed=int(self.rng.integers(2 ** 63)))
+        seed = int(self.rng.integers(2 ** 63)) if seed is None else seed
+        env = Environment(task, batch_size=instances, complexity=FixedComplexity(c, task.min_complexity), seed=seed)
         return evaluate_complexity(self.agent, task, c, env=env)
 
     def validate(self, elapsed: float) -> None:
@@ -252,23 +253,34 @@ class QTrainer:
         return s
 
     def _end_with_the_best(self) -> None:
-        """Out of budget without the confirmation: a fresh test of the last
-        model at ``confirm_length``; if the best tested model (``state.best``)
-        did better, the run ends with that one (``keep_best``).  Long runs can
-        get worse after their best point (3-number addition in
-        figures/README.md); this keeps what they had learned."""
+        """Out of budget without the confirmation: the last model and the best
+        tested one (``state.best``) take the same fresh test at
+        ``confirm_length``; if the best one does better, the run ends with it
+        (``keep_best``).  Long runs can get worse after their best point
+        (3-number addition in figures/README.md); this keeps what they had
+        learned.  The same instances for both, and not the best one's old
+        score: that was the highest of many tests, so it flatters the model."""
         cfg, s = self.cfg, self.state
         if not (cfg.keep_best and cfg.confirm_length and s.best is not None and self.best_params is not None):
             return
-        last = self.evaluate(cfg.confirm_length, cfg.val_instances)["solved"]
-        self.log(f"out of budget: the last model solves {last:6.1%} at length {cfg.confirm_length}; the best tested"
-                 f" one {s.best['solved']:6.1%} (complexity {s.best['level']}, {s.best['chars']} characters)")
-        if s.best["solved"] > last:
-            for k, v in self.best_params.items():
-                self.controller.params[k][...] = v
-            s.restored_best = dict(s.best, last_solved=last)
+        seed = int(self.rng.integers(2 ** 63))
+        last = self.evaluate(cfg.confirm_length, cfg.val_instances, seed=seed)["solved"]
+        last_params = {k: v.copy() for k, v in self.controller.params.items()}
+        self._load(self.best_params)
+        best = self.evaluate(cfg.confirm_length, cfg.val_instances, seed=seed)["solved"]
+        self.log(f"out of budget: on {cfg.val_instances} fresh instances of length {cfg.confirm_length} the last model"
+                 f" solves {last:6.1%}, the best tested one {best:6.1%} (complexity {s.best['level']},"
+                 f" {s.best['chars']} characters, {s.best['solved']:6.1%} when tested)")
+        if best > last:
+            s.restored_best = dict(s.best, last_solved=last, retest_solved=best)
             self.log("ending with the best tested model")
             self._mark_boundary()
+        else:
+            self._load(last_params)
+
+    def _load(self, params: dict) -> None:
+        for k, v in params.items():
+            self.controller.params[k][...] = v
 
     def final_report(self) -> dict:
         """Greedy evaluation at the report lengths (50 instances each)."""
