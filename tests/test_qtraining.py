@@ -140,7 +140,10 @@ def test_table1_reports_the_confirmed_length():
     assert "--solved-lr" not in text                       # none of these runs changed the rate
     slow = dict(row, task="addition", solved_lr=0.03)
     text = table1_markdown([row, slow, mult], 1000)
-    assert "before it 0.1): 0.1 (copy); 0.03 (addition)." in text, text
+    assert "before it 0.1): 0.1 throughout (copy); 0.03 from the paper's solve (addition)." in text, text
+    later = dict(slow, task="walk", solved_lr_after="pass")
+    text = table1_markdown([slow, later], 1000)
+    assert "0.03 from the paper's solve (addition); 0.03 from the first pass @1000 (walk)." in text, text
 
 
 def test_confirm_passes_needs_that_many_passes_in_a_row():
@@ -221,3 +224,33 @@ def test_solved_lr_takes_over_once_solved(monkeypatch):
     trainer.run()
     assert trainer.state.solved_at is not None
     assert {lr for lr, solved in used if not solved} == {0.1} and {lr for lr, solved in used if solved} == {0.03}
+
+
+def test_solved_lr_after_the_first_pass(monkeypatch):
+    """solved_lr_after = "pass": lr until the test at confirm_length first
+    passes (recorded in state.passed_at), solved_lr after it."""
+    import tinyalgo.qtraining as qt
+    used = []
+    real = qt.sgd_step
+
+    def spy(params, grads, lr, max_norm):
+        used.append((lr, trainer.state.solved_at is not None, trainer.state.passed_at is not None))
+        return real(params, grads, lr, max_norm)
+
+    monkeypatch.setattr(qt, "sgd_step", spy)
+    trainer = QTrainer(small(confirm_length=60, confirm_passes=3, solved_lr=0.03, solved_lr_after="pass"),
+                       log=lambda s: None)
+    real_evaluate, failed = trainer.evaluate, []
+
+    def evaluate(length, instances, **kw):             # the first two tests at 60 fail: solved, not yet passed
+        row = real_evaluate(length, instances, **kw)
+        if length == 60 and len(failed) < 2:
+            failed.append(length)
+            row = dict(row, solved=0.9)
+        return row
+
+    trainer.evaluate = evaluate
+    state = trainer.run()
+    assert state.passed_at is not None and state.passed_at["chars"] >= state.solved_at["chars"]
+    assert {lr for lr, _, passed in used if not passed} == {0.1} and {lr for lr, _, passed in used if passed} == {0.03}
+    assert any(solved and not passed for _, solved, passed in used)       # solved, not yet passed: still 0.1

@@ -56,12 +56,13 @@ class Job:
     out_dir: str = ""
     gamma: float = 1.0            # the dynamic discount's gamma (QConfig.gamma)
     solved_lr: float = 0.0        # QConfig.solved_lr
+    solved_lr_after: str = "solve"  # QConfig.solved_lr_after
     confirm_length: int = 1000    # QConfig.confirm_length
     confirm_passes: int = 5       # QConfig.confirm_passes
 
 
 def table1_jobs(tasks, columns, seeds, budget, out_dir="", **options):
-    """Every (task, column, seed) as a Job; ``options``: gamma, confirm_length, confirm_passes, solved_lr."""
+    """Every (task, column, seed) as a Job; ``options``: gamma, confirm_length, confirm_passes, solved_lr(_after)."""
     for name in columns:
         if name not in TABLE1_COLUMNS:
             raise ValueError(f"unknown Table 1 column {name!r}; allowed: {', '.join(TABLE1_COLUMNS)}")
@@ -79,7 +80,8 @@ def run_table1_job(job: Job) -> dict:
     units, discount, q, penalty = TABLE1_COLUMNS[job.column]
     cfg = QConfig(task=job.task, controller=TABLE1_ROWS[job.task], units=units, discount=discount, q=q,
                   penalty=penalty, seed=job.seed, budget=job.budget, gamma=job.gamma,
-                  confirm_length=job.confirm_length, confirm_passes=job.confirm_passes, solved_lr=job.solved_lr)
+                  confirm_length=job.confirm_length, confirm_passes=job.confirm_passes, solved_lr=job.solved_lr,
+                  solved_lr_after=job.solved_lr_after)
     lines = []
     trainer = QTrainer(cfg, log=lines.append)
     trainer.run()
@@ -117,7 +119,8 @@ def summarize_run(task, column, seed, report) -> dict:
                 minutes_to_solve=round(solved_at["seconds"] / 60, 3) if solved_at else None,
                 chars=state["chars"], chars_to_solve=solved_at["chars"] if solved_at else None,
                 confirm_length=cfg.get("confirm_length", 0), confirm_passes=cfg.get("confirm_passes", 1),
-                solved_lr=cfg.get("solved_lr", 0.0), confirmed=bool(confirmed_at),
+                solved_lr=cfg.get("solved_lr", 0.0), solved_lr_after=cfg.get("solved_lr_after", "solve"),
+                confirmed=bool(confirmed_at),
                 restored_best=bool(state.get("restored_best")),
                 minutes_to_confirm=round(confirmed_at["seconds"] / 60, 3) if confirmed_at else None,
                 final_level=json_level(report), perfect_100=at.get(100) == 1.0, perfect_1000=at.get(1000) == 1.0,
@@ -226,22 +229,32 @@ def table1_markdown(rows, budget) -> str:
                      f" curriculum still advancing) until 50 fresh instances of length {confirm[0]} were all right"
                      f" after an advance, {times} (``--confirm-length``, ``--confirm-passes``; a new test after each"
                      " advance), or the budget ran out; the re-tests are of that final model (out of budget, of the"
-                     " model that did best at that length if it beat the last one on a fresh test: ``keep_best``). The minutes to solve are still the paper's (length 100). \"-\": that task's runs"
+                     " model that did best at that length if it beat the last one on a fresh test: ``keep_best``)."
+                     " The minutes to solve are still the paper's (length 100). \"-\": that task's runs"
                      " stopped at the paper's solve (``--confirm-length 0``).")
-    after = sorted({r.get("solved_lr", 0.0) for r in rows if r["column"] == "full" and r.get("confirm_length", 0)})
-    if any(after):
-        by_lr = {lr: [t for t in TABLE1_ROWS if any(r["task"] == t and r.get("solved_lr", 0.0) == lr
-                                                    and r["column"] == "full" and r.get("confirm_length", 0)
-                                                    for r in rows)] for lr in after}
+    trained_on = [r for r in rows if r["column"] == "full" and r.get("confirm_length", 0)]
+    slower = sorted({_slowdown(r) for r in trained_on}, key=lambda x: (x[0], x[1] != "solve"))
+    if any(lr for lr, _ in slower):
+        when = {"solve": "from the paper's solve", "pass": f"from the first pass @{confirm[0]}"}
+        cells = []
+        for lr, after in slower:
+            tasks = ", ".join(t for t in TABLE1_ROWS
+                              if any(r["task"] == t and _slowdown(r) == (lr, after) for r in trained_on))
+            cells.append(f"{lr} {when[after]} ({tasks})" if lr else f"0.1 throughout ({tasks})")
         lines.append("")
-        lines.append("Learning rate once the paper's solve is recorded (``--solved-lr``; before it 0.1): "
-                     + "; ".join(f"{lr or 0.1} ({', '.join(ts)})" for lr, ts in by_lr.items()) + ".")
+        lines.append("Learning rate after the solve (``--solved-lr``, ``--solved-lr-after``; before it 0.1): "
+                     + "; ".join(cells) + ".")
     lines.append("")
     lines.append(f"Budget per run: {budget:,} characters (lane-steps). Columns: "
                  + "; ".join(f"{c} = {TABLE1_COLUMNS[c][0]} units, discount {TABLE1_COLUMNS[c][1]},"
                              f" {TABLE1_COLUMNS[c][2]} Q, penalty {'on' if TABLE1_COLUMNS[c][3] else 'off'}"
                              for c in columns) + ".")
     return "\n".join(lines) + "\n"
+
+
+def _slowdown(row) -> tuple:
+    """(solved_lr, solved_lr_after) of a run's CSV row (0.0: the learning rate never changed)."""
+    return row.get("solved_lr", 0.0), row.get("solved_lr_after", "solve")
 
 
 def write_table1(rows, out_dir, budget, command: str) -> None:

@@ -12,6 +12,7 @@ from tinyalgo.tasks import TASKS
 DISCOUNTS = ("dynamic", "1", "0.99", "0.95")
 Q_KINDS = ("watkins", "one-step")
 EXPLORATIONS = ("constant", "release")
+SOLVED_LR_AFTER = ("solve", "pass")   # solved_lr from the paper's solve, or from the first pass at confirm_length
 FF_TASKS = ("reverse", "walk")       # the paper's Table 1 uses the FF controller for these
 
 
@@ -41,6 +42,7 @@ class QConfig:
     exploration: str = "constant"  # "constant": epsilon on every training lane (paper); "release": see epsilon()
     lr: float = 0.1
     solved_lr: float = 0.0        # > 0: the learning rate once the paper's solve is recorded (0: lr throughout)
+    solved_lr_after: str = "solve"  # ... or "pass": once the length-confirm_length test first passes
     q_lr: float = 0.1
     max_norm: float = 5.0
     start: int = 6
@@ -76,6 +78,8 @@ class QConfig:
                 raise ValueError(f"{name} must be at least 1; got {getattr(self, name)}")
         if not 0.0 <= self.solved_lr:
             raise ValueError(f"solved_lr must be 0 (keep lr) or a positive learning rate; got {self.solved_lr}")
+        if self.solved_lr_after not in SOLVED_LR_AFTER:
+            raise ValueError(f"solved_lr_after must be one of {', '.join(SOLVED_LR_AFTER)}; got {self.solved_lr_after!r}")
         check_threads(self.threads)
         if not 0.0 < self.gamma <= 1.0:
             raise ValueError(f"gamma must be in (0, 1]; got {self.gamma}")
@@ -101,6 +105,7 @@ class RunState:
     solved_at: dict = None
     confirmed_at: dict = None
     confirm_streak: int = 0       # tests at confirm_length passed in a row
+    passed_at: dict = None        # the first test at confirm_length that passed
     best: dict = None             # the best test at confirm_length so far (its model: QTrainer.best_params)
     restored_best: dict = None    # set if the run ended with that model instead of its last one
     done: bool = False

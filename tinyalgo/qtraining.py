@@ -168,11 +168,16 @@ class QTrainer:
         if self.state.penalty_on and cfg.penalty:
             dq = dq + qlearning.penalty(qs.astype(np.float64), cfg.kappa)[1]
         grads, _ = ctrl.backward(caches, dq.astype(dtype), dlogp)
-        lr = cfg.solved_lr if cfg.solved_lr and self.state.solved_at is not None else cfg.lr
+        lr = cfg.solved_lr if cfg.solved_lr and self._slower() else cfg.lr
         norm = sgd_step(ctrl.params, scale_gradients(grads, B, T), lr, cfg.max_norm)
         self.state.chars += B * T
         self.state.updates += 1
         return norm
+
+    def _slower(self) -> bool:
+        """Has the run reached the point where ``solved_lr`` takes over?"""
+        s = self.state
+        return (s.solved_at if self.cfg.solved_lr_after == "solve" else s.passed_at) is not None
 
     # ------------------------------------------------------------ validating
     def evaluate(self, length_or_complexity: int, instances: int, training_distribution: bool = False,
@@ -219,6 +224,8 @@ class QTrainer:
             test = self.evaluate(cfg.confirm_length, cfg.val_instances)
             self.curriculum.history[-1]["confirm_solved"] = test["solved"]
             s.confirm_streak = s.confirm_streak + 1 if test["solved"] == 1.0 else 0
+            if s.confirm_streak and s.passed_at is None:
+                s.passed_at = dict(seconds=round(elapsed, 2), chars=s.chars, level=self.curriculum.level)
             if s.best is None or test["solved"] >= s.best["solved"]:        # ties: the later, longer-trained model
                 s.best = dict(solved=test["solved"], seconds=round(elapsed, 2), chars=s.chars,
                               level=self.curriculum.level)

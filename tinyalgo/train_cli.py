@@ -62,6 +62,7 @@ def train_qlearning(args) -> int:
                       reward=args.reward, exploration=args.exploration, dtype=args.dtype, gamma=args.gamma,
                       confirm_length=args.confirm_length, confirm_passes=args.confirm_passes,
                       keep_best=args.keep_best, threads=args.threads, solved_lr=args.solved_lr,
+                      solved_lr_after=args.solved_lr_after,
                       **({"budget": args.budget} if args.budget is not None else {}))
         trainer = QTrainer(cfg, log=print)
         print(f"Q-learning {cfg.task} (base {cfg.base}) with a {cfg.controller.upper()}-{cfg.units} controller,"
@@ -184,7 +185,7 @@ def cmd_experiment(args) -> int:
         return 0
     jobs = table1_jobs(args.tasks or list(TABLE1_ROWS), args.columns, seeds, budget, out,
                        gamma=args.gamma, confirm_length=args.confirm_length, confirm_passes=args.confirm_passes,
-                       solved_lr=args.solved_lr)
+                       solved_lr=args.solved_lr, solved_lr_after=args.solved_lr_after)
     print(f"Table 1: {len(jobs)} runs, {args.workers} worker processes -> {out}")
     rows = run_sweep(jobs, workers=args.workers, on_result=lambda rows: write_table1(rows, out, budget, command))
     write_table1(rows, out, budget, command)
@@ -195,12 +196,16 @@ def cmd_experiment(args) -> int:
 def _after_the_solve_options(parser) -> None:
     """The Q-learning options for what a run does after the paper's solve (train and experiment)."""
     from tinyalgo.cli import _int_at_least      # cli imports this module: the import waits for the call
+    from tinyalgo.qconfig import SOLVED_LR_AFTER
     parser.add_argument("--confirm-passes", type=_int_at_least(1), default=5, metavar="N",
                         help="the length-L test must pass N times in a row, once after each curriculum advance"
                              " (default 5: 250 fresh instances)")
     parser.add_argument("--solved-lr", type=float, default=0.0, metavar="LR",
                         help="the SGD learning rate once the paper's solve is recorded (default 0: keep 0.1); 0.03"
                              " stopped the late collapses of solved reverse and addition models")
+    parser.add_argument("--solved-lr-after", choices=SOLVED_LR_AFTER, default="solve",
+                        help="when --solved-lr takes over: at the paper's solve (default) or at the first pass of"
+                             " the length-L test")
 
 
 def _unit_interval(text: str) -> float:
