@@ -186,49 +186,36 @@ def test_keep_best_ends_with_the_best_tested_model(confirmed):
         np.testing.assert_array_equal(trainer.controller.params[k], v)
 
 
-def test_keep_best_compares_both_models_on_the_same_fresh_test(confirmed):
+def test_keep_best_compares_both_models_on_the_same_fresh_test(confirmed, monkeypatch):
     """The best model's old score (the highest of many tests) does not decide:
     a best model that is no better than the last on a fresh test is not restored,
     and the last model comes back unchanged."""
     trainer, _ = confirmed
     s = trainer.state
     last = {k: v.copy() for k, v in trainer.controller.params.items()}
-    kept = trainer.best_params, s.best, s.restored_best, trainer.log           # the fixture is shared
-    trainer.best_params = {k: np.zeros_like(v) for k, v in last.items()}    # "100 %" once, useless now
-    s.restored_best, s.best = None, dict(s.best, solved=1.0)
-    lines = []
-    trainer.log = lines.append
-    try:
-        trainer._end_with_the_best()
-    finally:
-        trainer.best_params, s.best, restored, trainer.log = kept[0], kept[1], s.restored_best, kept[3]
-        s.restored_best = kept[2]
+    lines = []                                    # monkeypatch: the module's fixture is shared, undone afterwards
+    monkeypatch.setattr(trainer, "best_params", {k: np.zeros_like(v) for k, v in last.items()})  # "100 %" once
+    monkeypatch.setattr(s, "best", dict(s.best, solved=1.0))
+    monkeypatch.setattr(s, "restored_best", None)
+    monkeypatch.setattr(trainer, "log", lines.append)
+    real_evaluate, calls = trainer.evaluate, []
+
+    def evaluate(length, instances, **kw):   # the last model first: 80 %, below the best one's old 100 %
+        row = real_evaluate(length, instances, **kw)
+        calls.append(length)
+        return dict(row, solved=0.8) if len(calls) == 1 else row
+
+    monkeypatch.setattr(trainer, "evaluate", evaluate)
+    trainer._end_with_the_best()
+    restored = s.restored_best
     assert restored is None and "the best tested one   0.0%" in lines[0], lines
     for k, v in last.items():
         np.testing.assert_array_equal(trainer.controller.params[k], v)
 
 
-def test_solved_lr_takes_over_once_solved(monkeypatch):
-    """solved_lr: the SGD steps use lr until the paper's solve is recorded,
-    solved_lr after it."""
-    import tinyalgo.qtraining as qt
-    used = []
-    real = qt.sgd_step
-
-    def spy(params, grads, lr, max_norm):
-        used.append((lr, trainer.state.solved_at is not None))
-        return real(params, grads, lr, max_norm)
-
-    monkeypatch.setattr(qt, "sgd_step", spy)
-    trainer = QTrainer(small(confirm_length=60, confirm_passes=3, solved_lr=0.03), log=lambda s: None)
-    trainer.run()
-    assert trainer.state.solved_at is not None
-    assert {lr for lr, solved in used if not solved} == {0.1} and {lr for lr, solved in used if solved} == {0.03}
-
-
-def test_solved_lr_after_the_first_pass(monkeypatch):
-    """solved_lr_after = "pass": lr until the test at confirm_length first
-    passes (recorded in state.passed_at), solved_lr after it."""
+def learning_rates(monkeypatch, cfg, evaluate=None):
+    """Run a small trainer; every SGD step's (lr, solved yet, passed at confirm_length yet).
+    ``evaluate(real, length, instances, **kw)`` may stand in for the trainer's tests."""
     import tinyalgo.qtraining as qt
     used = []
     real = qt.sgd_step
@@ -238,19 +225,35 @@ def test_solved_lr_after_the_first_pass(monkeypatch):
         return real(params, grads, lr, max_norm)
 
     monkeypatch.setattr(qt, "sgd_step", spy)
-    trainer = QTrainer(small(confirm_length=60, confirm_passes=3, solved_lr=0.03, solved_lr_after="pass"),
-                       log=lambda s: None)
-    real_evaluate, failed = trainer.evaluate, []
+    trainer = QTrainer(cfg, log=lambda s: None)
+    if evaluate is not None:
+        real_evaluate = trainer.evaluate
+        trainer.evaluate = lambda length, instances, **kw: evaluate(real_evaluate, length, instances, **kw)
+    return trainer, trainer.run(), used
 
-    def evaluate(length, instances, **kw):             # the first two tests at 60 fail: solved, not yet passed
-        row = real_evaluate(length, instances, **kw)
+
+def test_solved_lr_takes_over_once_solved(monkeypatch):
+    """solved_lr: the SGD steps use lr until the paper's solve is recorded,
+    solved_lr after it."""
+    trainer, _, used = learning_rates(monkeypatch, small(confirm_length=60, confirm_passes=3, solved_lr=0.03))
+    assert trainer.state.solved_at is not None
+    assert {lr for lr, solved, _ in used if not solved} == {0.1} and {lr for lr, solved, _ in used if solved} == {0.03}
+
+
+def test_solved_lr_after_the_first_pass(monkeypatch):
+    """solved_lr_after = "pass": lr until the test at confirm_length first
+    passes (recorded in state.passed_at), solved_lr after it."""
+    failed = []
+
+    def evaluate(real, length, instances, **kw):     # the first two tests at 60 fail: solved, not yet passed
+        row = real(length, instances, **kw)
         if length == 60 and len(failed) < 2:
             failed.append(length)
             row = dict(row, solved=0.9)
         return row
 
-    trainer.evaluate = evaluate
-    state = trainer.run()
+    _, state, used = learning_rates(monkeypatch, small(confirm_length=60, confirm_passes=3, solved_lr=0.03,
+                                                       solved_lr_after="pass"), evaluate)
     assert state.passed_at is not None and state.passed_at["chars"] >= state.solved_at["chars"]
     assert {lr for lr, _, passed in used if not passed} == {0.1} and {lr for lr, _, passed in used if passed} == {0.03}
     assert any(solved and not passed for _, solved, passed in used)       # solved, not yet passed: still 0.1

@@ -100,7 +100,7 @@ class QTrainer:
         """Remember the run as it is now, before the next segment draws anything."""
         self.state.rng = self.rng.bit_generator.state
         self.state.curriculum = self.curriculum.state()
-        self._boundary_params = {k: v.copy() for k, v in self.controller.params.items()}
+        self._boundary_params = self._snapshot()
         self._boundary_state = copy.deepcopy(self.state)
 
     def boundary(self):
@@ -229,7 +229,7 @@ class QTrainer:
             if s.best is None or test["solved"] >= s.best["solved"]:        # ties: the later, longer-trained model
                 s.best = dict(solved=test["solved"], seconds=round(elapsed, 2), chars=s.chars,
                               level=self.curriculum.level)
-                self.best_params = {k: v.copy() for k, v in self.controller.params.items()}
+                self.best_params = self._snapshot()
             self.log(f"[{elapsed:7.1f}s] length {cfg.confirm_length}: solved {test['solved']:6.1%}"
                      f" ({s.confirm_streak} of {cfg.confirm_passes} passes in a row)")
             if s.confirm_streak < cfg.confirm_passes:
@@ -272,7 +272,7 @@ class QTrainer:
             return
         seed = int(self.rng.integers(2 ** 63))
         last = self.evaluate(cfg.confirm_length, cfg.val_instances, seed=seed)["solved"]
-        last_params = {k: v.copy() for k, v in self.controller.params.items()}
+        last_params = self._snapshot()
         self._load(self.best_params)
         best = self.evaluate(cfg.confirm_length, cfg.val_instances, seed=seed)["solved"]
         self.log(f"out of budget: on {cfg.val_instances} fresh instances of length {cfg.confirm_length} the last model"
@@ -285,7 +285,12 @@ class QTrainer:
         else:
             self._load(last_params)
 
+    def _snapshot(self) -> dict:
+        """A copy of the controller's parameters."""
+        return {k: v.copy() for k, v in self.controller.params.items()}
+
     def _load(self, params: dict) -> None:
+        """Write ``params`` into the controller's parameters (in place)."""
         for k, v in params.items():
             self.controller.params[k][...] = v
 

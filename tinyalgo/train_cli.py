@@ -197,12 +197,16 @@ def _after_the_solve_options(parser) -> None:
     """The Q-learning options for what a run does after the paper's solve (train and experiment)."""
     from tinyalgo.cli import _int_at_least      # cli imports this module: the import waits for the call
     from tinyalgo.qconfig import SOLVED_LR_AFTER
+    parser.add_argument("--confirm-length", type=_int_at_least(0), default=1000, metavar="L",
+                        help="after the paper's solve (length 100), train on until 50 instances of length L pass"
+                             " too (default 1000; 0: stop at the paper's solve)")
     parser.add_argument("--confirm-passes", type=_int_at_least(1), default=5, metavar="N",
                         help="the length-L test must pass N times in a row, once after each curriculum advance"
                              " (default 5: 250 fresh instances)")
     parser.add_argument("--solved-lr", type=float, default=0.0, metavar="LR",
                         help="the SGD learning rate once the paper's solve is recorded (default 0: keep 0.1); 0.03"
-                             " stopped the late collapses of solved reverse and addition models")
+                             " stopped the late collapses of solved reverse and addition models but slowed 3-number"
+                             " addition")
     parser.add_argument("--solved-lr-after", choices=SOLVED_LR_AFTER, default="solve",
                         help="when --solved-lr takes over: at the paper's solve (default) or at the first pass of"
                              " the length-L test")
@@ -242,9 +246,6 @@ def register(sub) -> None:
                             " characters are right (>= 90%% after the penalty switch), as the Torch release")
     train.add_argument("--gamma", type=_unit_interval, default=1.0,
                        help="the paper's gamma in gamma * V'/V of the dynamic discount (default 1, the release)")
-    train.add_argument("--confirm-length", type=_int_at_least(0), default=1000, metavar="L",
-                       help="after the paper's solve (length 100), train on until 50 instances of length L pass"
-                            " too (default 1000; 0: stop at the paper's solve)")
     _after_the_solve_options(train)
     train.add_argument("--keep-best", action=argparse.BooleanOptionalAction, default=True,
                        help="out of budget before the length-L test passed: end with the model that did best on"
@@ -287,9 +288,6 @@ def register(sub) -> None:
     ex.add_argument("--budget", type=_int_at_least(1), default=None,
                     help="characters per run (default 3e7 for table1, 3e6 for figure3)")
     ex.add_argument("--gamma", type=_unit_interval, default=1.0, help="table1: gamma of the dynamic discount")
-    ex.add_argument("--confirm-length", type=_int_at_least(0), default=1000, metavar="L",
-                    help="table1: after the paper's solve, train on until length L passes too (default 1000;"
-                         " 0: stop at the paper's solve)")
     _after_the_solve_options(ex)
     ex.add_argument("--workers", type=_int_at_least(1), default=2)
     ex.add_argument("--out", default=None, help="default figures/table1 (table1) or figures (figure3)")
