@@ -53,6 +53,8 @@ def test_resume_continues_the_same_run():
     (dict(confirm_passes=0), "confirm_passes must be at least 1"),
     (dict(threads=4), "threads must be 1 or 2; got 4"),
     (dict(solved_lr=-0.1), "solved_lr must be 0"),
+    (dict(greedy_lanes=-1), r"greedy_lanes must be 0..19 \(at least one lane explores\); got -1"),
+    (dict(greedy_lanes=20), r"greedy_lanes must be 0..19 \(at least one lane explores\); got 20"),
 ])
 def test_bad_config(kw, message):
     with pytest.raises(ValueError, match=message):
@@ -110,6 +112,33 @@ def test_exploration_schedules():
         assert release.epsilon() == expected, (acc, penalty_on)
 
 
+def explored_by_lane(monkeypatch, **kw):
+    """Which lanes took an exploratory step during a few updates (B,)."""
+    from tinyalgo.environment import Environment
+    explored = []
+    real = Environment.step
+
+    def spy(env, actions, symbols=None, probs=None, explored=None):
+        spy.seen.append(explored.copy())
+        return real(env, actions, symbols, probs, explored=explored)
+
+    spy.seen = explored
+    monkeypatch.setattr(Environment, "step", spy)
+    trainer = QTrainer(small(epsilon=0.5, **kw), log=lambda s: None)
+    trainer._start_segment()
+    for _ in range(5):
+        trainer.update()
+    return np.any(explored, axis=0)
+
+
+def test_greedy_lanes_never_explore(monkeypatch):
+    """greedy_lanes = 3: lanes 0-2 act greedily throughout, the others
+    explore with epsilon; with 0 (the paper) every lane explores."""
+    some = explored_by_lane(monkeypatch, greedy_lanes=3)
+    assert not some[:3].any() and some[3:].all()
+    assert explored_by_lane(monkeypatch).all()
+
+
 def test_default_controller_follows_the_paper():
     assert QConfig(task="reverse").controller == "ff" and QConfig(task="walk").controller == "ff"
     assert QConfig(task="addition").controller == "gru"
@@ -144,6 +173,10 @@ def test_table1_reports_the_confirmed_length():
     later = dict(slow, task="walk", solved_lr_after="pass")
     text = table1_markdown([slow, later], 1000)
     assert "0.03 from the paper's solve (addition); 0.03 from the first pass @1000 (walk)." in text, text
+    assert "Greedy lanes" not in text                      # none of these runs had greedy lanes
+    greedy = dict(row, task="addition3", greedy_lanes=5)
+    text = table1_markdown([row, greedy, dict(greedy, seed=1)], 1000)
+    assert "never explore; 0 = the paper, epsilon on every lane): 0 (copy); 5 (addition3)." in text, text
 
 
 def test_confirm_passes_needs_that_many_passes_in_a_row():

@@ -59,10 +59,12 @@ class Job:
     solved_lr_after: str = "solve"  # QConfig.solved_lr_after
     confirm_length: int = 1000    # QConfig.confirm_length
     confirm_passes: int = 5       # QConfig.confirm_passes
+    greedy_lanes: int = 0         # QConfig.greedy_lanes
 
 
 def table1_jobs(tasks, columns, seeds, budget, out_dir="", **options):
-    """Every (task, column, seed) as a Job; ``options``: gamma, confirm_length, confirm_passes, solved_lr(_after)."""
+    """Every (task, column, seed) as a Job; ``options``: gamma, confirm_length, confirm_passes, solved_lr(_after),
+    greedy_lanes."""
     for name in columns:
         if name not in TABLE1_COLUMNS:
             raise ValueError(f"unknown Table 1 column {name!r}; allowed: {', '.join(TABLE1_COLUMNS)}")
@@ -81,7 +83,7 @@ def run_table1_job(job: Job) -> dict:
     cfg = QConfig(task=job.task, controller=TABLE1_ROWS[job.task], units=units, discount=discount, q=q,
                   penalty=penalty, seed=job.seed, budget=job.budget, gamma=job.gamma,
                   confirm_length=job.confirm_length, confirm_passes=job.confirm_passes, solved_lr=job.solved_lr,
-                  solved_lr_after=job.solved_lr_after)
+                  solved_lr_after=job.solved_lr_after, greedy_lanes=job.greedy_lanes)
     lines = []
     trainer = QTrainer(cfg, log=lines.append)
     trainer.run()
@@ -120,7 +122,7 @@ def summarize_run(task, column, seed, report) -> dict:
                 chars=state["chars"], chars_to_solve=solved_at["chars"] if solved_at else None,
                 confirm_length=cfg.get("confirm_length", 0), confirm_passes=cfg.get("confirm_passes", 1),
                 solved_lr=cfg.get("solved_lr", 0.0), solved_lr_after=cfg.get("solved_lr_after", "solve"),
-                confirmed=bool(confirmed_at),
+                greedy_lanes=cfg.get("greedy_lanes", 0), confirmed=bool(confirmed_at),
                 restored_best=bool(state.get("restored_best")),
                 minutes_to_confirm=round(confirmed_at["seconds"] / 60, 3) if confirmed_at else None,
                 final_level=json_level(report), perfect_100=at.get(100) == 1.0, perfect_1000=at.get(1000) == 1.0,
@@ -238,18 +240,29 @@ def table1_markdown(rows, budget) -> str:
         when = {"solve": "from the paper's solve", "pass": f"from the first pass @{confirm[0]}"}
         cells = []
         for lr, after in slower:
-            tasks = ", ".join(t for t in TABLE1_ROWS
-                              if any(r["task"] == t and _slowdown(r) == (lr, after) for r in trained_on))
+            tasks = _tasks_where(trained_on, lambda r: _slowdown(r) == (lr, after))
             cells.append(f"{lr} {when[after]} ({tasks})" if lr else f"0.1 throughout ({tasks})")
         lines.append("")
         lines.append("Learning rate after the solve (``--solved-lr``, ``--solved-lr-after``; before it 0.1): "
                      + "; ".join(cells) + ".")
+    full = [r for r in rows if r["column"] == "full"]
+    greedy = sorted({r.get("greedy_lanes", 0) for r in full})
+    if any(greedy):
+        cells = [f"{n} ({_tasks_where(full, lambda r: r.get('greedy_lanes', 0) == n)})" for n in greedy]
+        lines.append("")
+        lines.append("Greedy lanes (``--greedy-lanes``: training lanes of the 20 that never explore; 0 = the paper,"
+                     " epsilon on every lane): " + "; ".join(cells) + ".")
     lines.append("")
     lines.append(f"Budget per run: {budget:,} characters (lane-steps). Columns: "
                  + "; ".join(f"{c} = {TABLE1_COLUMNS[c][0]} units, discount {TABLE1_COLUMNS[c][1]},"
                              f" {TABLE1_COLUMNS[c][2]} Q, penalty {'on' if TABLE1_COLUMNS[c][3] else 'off'}"
                              for c in columns) + ".")
     return "\n".join(lines) + "\n"
+
+
+def _tasks_where(rows, condition) -> str:
+    """The tasks (in Table 1's order) with a row that meets ``condition``."""
+    return ", ".join(t for t in TABLE1_ROWS if any(r["task"] == t and condition(r) for r in rows))
 
 
 def _slowdown(row) -> tuple:

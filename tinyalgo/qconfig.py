@@ -40,6 +40,7 @@ class QConfig:
     reward: str = "binary"
     epsilon: float = 0.05
     exploration: str = "constant"  # "constant": epsilon on every training lane (paper); "release": see epsilon()
+    greedy_lanes: int = 0         # this many of the batch lanes never explore (epsilon 0): they reach instance ends
     lr: float = 0.1
     solved_lr: float = 0.0        # > 0: the learning rate once the paper's solve is recorded (0: lr throughout)
     solved_lr_after: str = "solve"  # ... or "pass": once the length-confirm_length test first passes
@@ -80,6 +81,8 @@ class QConfig:
             raise ValueError(f"solved_lr must be 0 (keep lr) or a positive learning rate; got {self.solved_lr}")
         if self.solved_lr_after not in SOLVED_LR_AFTER:
             raise ValueError(f"solved_lr_after must be one of {', '.join(SOLVED_LR_AFTER)}; got {self.solved_lr_after!r}")
+        if not 0 <= self.greedy_lanes < self.batch:
+            raise ValueError(f"greedy_lanes must be 0..{self.batch - 1} (at least one lane explores); got {self.greedy_lanes}")
         check_threads(self.threads)
         if not 0.0 < self.gamma <= 1.0:
             raise ValueError(f"gamma must be in (0, 1]; got {self.gamma}")

@@ -119,7 +119,14 @@ class QTrainer:
         exploration back on for the new complexities; keyed on the one
         validation at C, as here, it stops exploring for good soon after the
         penalty switch, and the models it gives fail more often on long
-        instances (``figures/README.md``)."""
+        instances (``figures/README.md``).
+
+        ``cfg.greedy_lanes`` of the lanes never explore (``update``).  With
+        epsilon on every lane, a training episode survives about 1 / (0.025 x
+        length) steps (a random write ends it), so past complexity ~150 of
+        3-number addition no training episode reaches its last column: the
+        final carry is never trained again and is forgotten (figures/README.md).
+        Greedy lanes run whole instances, as the tests do."""
         if self.cfg.exploration == "release":
             acc = self.state.val_char_accuracy
             if acc >= 1.0 or (self.state.penalty_on and acc >= 0.9):
@@ -144,6 +151,7 @@ class QTrainer:
         fold = ctrl.frozen()                                          # parameters are fixed until the SGD step
         buffers = ctrl.step_buffers(T, B)                             # the steps' activations, read by BPTT
         explore = self.rng.random((T, B)) < eps                       # epsilon-greedy, drawn for the whole rollout
+        explore[:, :cfg.greedy_lanes] = False                         # ... except on the greedy lanes
         random_actions = self.rng.integers(0, A, size=(T, B))
         for t in range(T):
             q, scores, hidden, cache = ctrl.step(obs, hidden, reset, fold=fold, logits=True, buffers=buffers)

@@ -62,7 +62,7 @@ def train_qlearning(args) -> int:
                       reward=args.reward, exploration=args.exploration, dtype=args.dtype, gamma=args.gamma,
                       confirm_length=args.confirm_length, confirm_passes=args.confirm_passes,
                       keep_best=args.keep_best, threads=args.threads, solved_lr=args.solved_lr,
-                      solved_lr_after=args.solved_lr_after,
+                      solved_lr_after=args.solved_lr_after, greedy_lanes=args.greedy_lanes,
                       **({"budget": args.budget} if args.budget is not None else {}))
         trainer = QTrainer(cfg, log=print)
         print(f"Q-learning {cfg.task} (base {cfg.base}) with a {cfg.controller.upper()}-{cfg.units} controller,"
@@ -185,7 +185,8 @@ def cmd_experiment(args) -> int:
         return 0
     jobs = table1_jobs(args.tasks or list(TABLE1_ROWS), args.columns, seeds, budget, out,
                        gamma=args.gamma, confirm_length=args.confirm_length, confirm_passes=args.confirm_passes,
-                       solved_lr=args.solved_lr, solved_lr_after=args.solved_lr_after)
+                       solved_lr=args.solved_lr, solved_lr_after=args.solved_lr_after,
+                       greedy_lanes=args.greedy_lanes)
     print(f"Table 1: {len(jobs)} runs, {args.workers} worker processes -> {out}")
     rows = run_sweep(jobs, workers=args.workers, on_result=lambda rows: write_table1(rows, out, budget, command))
     write_table1(rows, out, budget, command)
@@ -193,10 +194,15 @@ def cmd_experiment(args) -> int:
     return 0
 
 
-def _after_the_solve_options(parser) -> None:
-    """The Q-learning options for what a run does after the paper's solve (train and experiment)."""
+def _shared_q_options(parser) -> None:
+    """The Q-learning options of both train and experiment: the greedy lanes and what a run does after the
+    paper's solve."""
     from tinyalgo.cli import _int_at_least      # cli imports this module: the import waits for the call
     from tinyalgo.qconfig import SOLVED_LR_AFTER
+    parser.add_argument("--greedy-lanes", type=_int_at_least(0), default=0, metavar="N",
+                        help="N of the 20 training lanes never explore (default 0: epsilon on all, the paper); with"
+                             " epsilon everywhere no training episode of 3-number addition past complexity ~150"
+                             " reaches its last column, and the final carry is forgotten")
     parser.add_argument("--confirm-length", type=_int_at_least(0), default=1000, metavar="L",
                         help="after the paper's solve (length 100), train on until 50 instances of length L pass"
                              " too (default 1000; 0: stop at the paper's solve)")
@@ -246,7 +252,7 @@ def register(sub) -> None:
                             " characters are right (>= 90%% after the penalty switch), as the Torch release")
     train.add_argument("--gamma", type=_unit_interval, default=1.0,
                        help="the paper's gamma in gamma * V'/V of the dynamic discount (default 1, the release)")
-    _after_the_solve_options(train)
+    _shared_q_options(train)
     train.add_argument("--keep-best", action=argparse.BooleanOptionalAction, default=True,
                        help="out of budget before the length-L test passed: end with the model that did best on"
                             " it (kept in <out>/best.npz) if it beats the last one on a fresh test (default on)")
@@ -288,7 +294,7 @@ def register(sub) -> None:
     ex.add_argument("--budget", type=_int_at_least(1), default=None,
                     help="characters per run (default 3e7 for table1, 3e6 for figure3)")
     ex.add_argument("--gamma", type=_unit_interval, default=1.0, help="table1: gamma of the dynamic discount")
-    _after_the_solve_options(ex)
+    _shared_q_options(ex)
     ex.add_argument("--workers", type=_int_at_least(1), default=2)
     ex.add_argument("--out", default=None, help="default figures/table1 (table1) or figures (figure3)")
     ex.add_argument("--merge", default=None, metavar="CSV",
