@@ -53,6 +53,9 @@ def test_train_then_resume_then_evaluate(tmp_path, capsys):
     text = capsys.readouterr().out        # an untrained copy model: failed instances, each with its first departure
     failed = int(text.split("complexity 10: ")[1].split(" of 5 failed")[0])
     assert text.count("  instance ") == failed and ("instead of" in text or "never left" in text or failed == 0)
+    assert main(["evaluate", out + "/checkpoint.npz", "--complexities", "10", "12", "--epsilon", "0.05"]) == 0
+    text = capsys.readouterr().out        # the greedy lines, then the same complexities acting as training lanes
+    assert "acting as a training lane (epsilon 0.05)" in text and text.count("complexity     1") == 4
 
 
 def test_resume_of_a_missing_run_is_one_line(tmp_path, capsys):

@@ -4,7 +4,8 @@ import pytest
 
 from tinyalgo.curriculum import Curriculum
 from tinyalgo.environment import Environment
-from tinyalgo.evaluation import GroundTruthAgent, evaluate, evaluate_complexity, first_departures
+from tinyalgo.evaluation import (EpsilonGreedyAgent, GroundTruthAgent, evaluate, evaluate_complexity,
+                                 first_departures)
 
 
 class RightUpToK(GroundTruthAgent):
@@ -76,6 +77,35 @@ def test_first_departures_names_the_step_and_both_actions():
     assert d["q_action"] == 1.0 and d["q_truth"] == 0.0 and len(d["obs"]) == 5
     assert rows[1]["departure"] is None and rows[2]["departure"] is None    # the last write's move does not count
     assert rows[1]["solved"] and rows[2]["solved"]
+
+
+def test_epsilon_greedy_explores_at_rate_epsilon():
+    """A uniformly random joint action with probability epsilon: with 8
+    actions it differs from the greedy one 7/8 of those times; epsilon 0 is
+    the greedy agent."""
+    B = 500
+
+    def act(epsilon, steps=4):
+        env = Environment("addition", batch_size=B, complexity=12, seed=4, extra_curriculum=False)
+        agent = EpsilonGreedyAgent(Scripted(env, -1), epsilon, seed=1)
+        agent.start(B)
+        obs, reset, taken, greedy = env.observe(), np.ones(B, bool), [], []
+        for _ in range(steps):
+            greedy.append(np.maximum(env.ground_truth(), 0))
+            actions, symbols = agent.act(env, obs, reset)
+            taken.append(actions)
+            result = env.step(actions, symbols)
+            obs, reset = result.obs, result.done
+        return np.array(taken), np.array(greedy)
+
+    taken, greedy = act(0.2)
+    assert abs(np.mean(taken != greedy) - 0.2 * 7 / 8) < 0.03
+    taken, greedy = act(0.0)
+    np.testing.assert_array_equal(taken, greedy)
+    taken, _ = act(1.0)
+    assert np.all(np.abs(np.bincount(taken.ravel(), minlength=8) / taken.size - 1 / 8) < 0.03)
+    with pytest.raises(ValueError, match=r"epsilon must be in \[0, 1\]; got 1.5"):
+        EpsilonGreedyAgent(None, 1.5)
 
 
 def test_curriculum_advances_only_on_perfect_score_and_records():

@@ -29,6 +29,24 @@ class GreedyAgent:
         return self.q.argmax(axis=1), logp.argmax(axis=1)
 
 
+class EpsilonGreedyAgent(GreedyAgent):
+    """The controller acting as a training lane does (paper section 6): a
+    uniformly random joint action with probability ``epsilon``, else the
+    greedy one.  Run to the end of its instances, the solved fraction is the
+    share of training episodes that reach their last output."""
+
+    def __init__(self, controller, epsilon: float, seed: int = 0):
+        super().__init__(controller)
+        if not 0.0 <= epsilon <= 1.0:
+            raise ValueError(f"epsilon must be in [0, 1]; got {epsilon}")
+        self.epsilon, self.rng = epsilon, np.random.default_rng(seed)
+
+    def act(self, env: Environment, obs: np.ndarray, reset: np.ndarray):
+        actions, symbols = super().act(env, obs, reset)
+        explore = self.rng.random(len(actions)) < self.epsilon
+        return np.where(explore, self.rng.integers(0, env.n_actions, size=len(actions)), actions), symbols
+
+
 class GroundTruthAgent:
     """The reference solution: ground-truth actions, target symbols."""
 

@@ -122,7 +122,7 @@ def cmd_train(args) -> int:
 
 def cmd_evaluate(args) -> int:
     from tinyalgo.checkpoint import load_checkpoint
-    from tinyalgo.evaluation import GreedyAgent, evaluate, first_departures
+    from tinyalgo.evaluation import EpsilonGreedyAgent, GreedyAgent, evaluate, first_departures
 
     controller, extra = load_checkpoint(args.checkpoint)
     config = extra.get("config", {})
@@ -131,6 +131,10 @@ def cmd_evaluate(args) -> int:
         raise ValueError(f"{args.checkpoint} does not say which task it was trained on")
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     rows = evaluate(GreedyAgent(controller), task, args.complexities, args.instances, base, args.seed, log=print)
+    if args.epsilon is not None:
+        print(f"acting as a training lane (epsilon {args.epsilon}): 'solved' = training episodes that reach their end")
+        evaluate(EpsilonGreedyAgent(controller, args.epsilon, args.seed), task, args.complexities, args.instances,
+                 base, args.seed, log=print)
     if args.departures:
         for i, c in enumerate(args.complexities):       # the same instances as above (same seeds)
             print_departures(first_departures(controller, task, c, args.instances, base, args.seed + 7919 * i),
@@ -277,6 +281,9 @@ def register(sub) -> None:
     ev.add_argument("--json", default=None, help="also write the results to this JSON file")
     ev.add_argument("--departures", action="store_true",
                     help="for each failed instance, the first step where the controller left the ground-truth actions")
+    ev.add_argument("--epsilon", type=float, default=None, metavar="EPS",
+                    help="also run the instances epsilon-greedily, as Q-learning's training lanes act (0.05):"
+                         " how many training episodes reach their end")
     ev.set_defaults(func=cmd_evaluate)
 
     from tinyalgo.experiments import TABLE1_COLUMNS, TABLE1_ROWS
