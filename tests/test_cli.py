@@ -80,3 +80,14 @@ def test_resume_loads_the_best_tested_model(tmp_path, capsys):
     save_checkpoint(out / "checkpoint.npz", controller, extra)
     assert main(["train", "--resume", "--out", str(out), "--budget", "8000"]) == 0
     assert "best.npz is missing: the run forgets its best tested model" in capsys.readouterr().out
+
+
+def test_the_best_tested_model_can_be_evaluated(tmp_path, capsys):
+    """best.npz says which task and configuration it comes from, as checkpoint.npz does."""
+    out = tmp_path / "run"
+    assert main(["train", "--task", "copy", "--units", "24", "--budget", "300000", "--confirm-length", "200",
+                 "--confirm-passes", "3", "--out", str(out)]) == 0
+    assert (out / "best.npz").exists()
+    capsys.readouterr()
+    assert main(["evaluate", str(out / "best.npz"), "--complexities", "20", "--instances", "5"]) == 0
+    assert "best.npz: copy (base 10), GRU-24" in capsys.readouterr().out

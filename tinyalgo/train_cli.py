@@ -75,7 +75,7 @@ def train_qlearning(args) -> int:
             params, state = t.boundary()
             if t.best_params is not None and t.best_params is not best_saved[0]:    # before the run state names it
                 _save(best_path, Controller, t.controller.config, t.best_params,
-                      dict(mode="qlearning-best", best=t.state.best))
+                      dict(mode="qlearning-best", config=asdict(t.cfg), best=t.state.best))
                 best_saved[0] = t.best_params
             _save(ckpt, Controller, t.controller.config, params,
                   dict(mode="qlearning", config=asdict(t.cfg), run=asdict(state)))
