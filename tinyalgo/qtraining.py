@@ -122,11 +122,11 @@ class QTrainer:
         instances (``figures/README.md``).
 
         ``cfg.greedy_lanes`` of the lanes never explore (``update``).  With
-        epsilon on every lane, a training episode survives about 1 / (0.025 x
-        length) steps (a random write ends it), so past complexity ~150 of
-        3-number addition no training episode reaches its last column: the
-        final carry is never trained again and is forgotten (figures/README.md).
-        Greedy lanes run whole instances, as the tests do."""
+        epsilon on every lane, one step in 20 is random and most random
+        actions spoil the episode, so past complexity ~150 of 3-number
+        addition no training episode reaches its last column: the final carry
+        is never trained again and is forgotten (figures/README.md).  Greedy
+        lanes run whole instances, as the tests do."""
         if self.cfg.exploration == "release":
             acc = self.state.val_char_accuracy
             if acc >= 1.0 or (self.state.penalty_on and acc >= 0.9):
