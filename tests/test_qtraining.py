@@ -153,6 +153,8 @@ def test_table1_sweep_through_an_executor_and_its_table(tmp_path):
         rows = run_sweep(jobs, executor=pool, log=lambda s: None)
     assert [r["seed"] for r in rows] == [0, 1]
     assert summarize_directory(tmp_path) == rows
+    live = (tmp_path / "runs" / "copy-full-s0.log").read_text().splitlines()   # each run's progress as it went
+    assert "validation solved" in live[0] and live[-1].startswith("length")
     text = table1_markdown(rows, 20_000)
     assert "| copy (GRU) |" in text and "/2 |" in text
 

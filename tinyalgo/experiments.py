@@ -8,6 +8,7 @@ spreads a sweep over a cluster, since a run is one picklable function call,
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -84,12 +85,21 @@ def run_table1_job(job: Job) -> dict:
                   penalty=penalty, seed=job.seed, budget=job.budget, gamma=job.gamma,
                   confirm_length=job.confirm_length, confirm_passes=job.confirm_passes, solved_lr=job.solved_lr,
                   solved_lr_after=job.solved_lr_after, greedy_lanes=job.greedy_lanes)
-    lines = []
-    trainer = QTrainer(cfg, log=lines.append)
-    trainer.run()
-    report = compact_report(trainer.final_report(), lines)
+    lines, name = [], f"{job.task}-{job.column}-s{job.seed}"
+    with contextlib.ExitStack() as stack:
+        log = lines.append
+        if job.out_dir:                           # progress as it goes: tail -f <out>/runs/<name>.log
+            os.makedirs(os.path.join(job.out_dir, "runs"), exist_ok=True)
+            live = stack.enter_context(open(os.path.join(job.out_dir, "runs", name + ".log"), "w", buffering=1))
+
+            def log(line):
+                lines.append(line)
+                live.write(line + "\n")
+        trainer = QTrainer(cfg, log=log)
+        trainer.run()
+        report = compact_report(trainer.final_report(), lines)
     if job.out_dir:
-        atomic_write_json(os.path.join(job.out_dir, "runs", f"{job.task}-{job.column}-s{job.seed}.json"), report)
+        atomic_write_json(os.path.join(job.out_dir, "runs", name + ".json"), report)
     return summarize_run(job.task, job.column, job.seed, report)
 
 

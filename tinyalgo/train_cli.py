@@ -191,7 +191,8 @@ def cmd_experiment(args) -> int:
                        gamma=args.gamma, confirm_length=args.confirm_length, confirm_passes=args.confirm_passes,
                        solved_lr=args.solved_lr, solved_lr_after=args.solved_lr_after,
                        greedy_lanes=args.greedy_lanes)
-    print(f"Table 1: {len(jobs)} runs, {args.workers} worker processes -> {out}")
+    print(f"Table 1: {len(jobs)} runs, {args.workers} worker processes -> {out}"
+          f" (each run's progress: {out}/runs/<task>-<column>-s<seed>.log)")
     rows = run_sweep(jobs, workers=args.workers, on_result=lambda rows: write_table1(rows, out, budget, command))
     write_table1(rows, out, budget, command)
     print(open(os.path.join(out, "table1.md")).read())
