@@ -8,7 +8,6 @@ spreads a sweep over a cluster, since a run is one picklable function call,
 """
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
@@ -86,15 +85,15 @@ def run_table1_job(job: Job) -> dict:
                   confirm_length=job.confirm_length, confirm_passes=job.confirm_passes, solved_lr=job.solved_lr,
                   solved_lr_after=job.solved_lr_after, greedy_lanes=job.greedy_lanes)
     lines, name = [], f"{job.task}-{job.column}-s{job.seed}"
-    with contextlib.ExitStack() as stack:
-        log = lines.append
-        if job.out_dir:                           # progress as it goes: tail -f <out>/runs/<name>.log
-            os.makedirs(os.path.join(job.out_dir, "runs"), exist_ok=True)
-            live = stack.enter_context(open(os.path.join(job.out_dir, "runs", name + ".log"), "w", buffering=1))
+    if job.out_dir:
+        os.makedirs(os.path.join(job.out_dir, "runs"), exist_ok=True)
+    # progress as it goes: tail -f <out>/runs/<name>.log
+    with open(os.path.join(job.out_dir, "runs", name + ".log") if job.out_dir else os.devnull, "w",
+              buffering=1) as live:
+        def log(line):
+            lines.append(line)
+            live.write(line + "\n")
 
-            def log(line):
-                lines.append(line)
-                live.write(line + "\n")
         trainer = QTrainer(cfg, log=log)
         trainer.run()
         report = compact_report(trainer.final_report(), lines)
