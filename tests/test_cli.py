@@ -56,6 +56,9 @@ def test_train_then_resume_then_evaluate(tmp_path, capsys):
     assert main(["evaluate", out + "/checkpoint.npz", "--complexities", "10", "12", "--epsilon", "0.05"]) == 0
     text = capsys.readouterr().out        # the greedy lines, then the same complexities acting as training lanes
     assert "acting as a training lane (epsilon 0.05)" in text and text.count("complexity     1") == 4
+    assert main(["evaluate", out + "/checkpoint.npz", "--epsilon", "1.5"]) == 2
+    captured = capsys.readouterr()
+    assert "epsilon must be in [0, 1]; got 1.5" in captured.err and captured.out == ""
 
 
 def test_resume_of_a_missing_run_is_one_line(tmp_path, capsys):

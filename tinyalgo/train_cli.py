@@ -129,12 +129,12 @@ def cmd_evaluate(args) -> int:
     task, base = config.get("task"), config.get("base", 10)
     if task is None:
         raise ValueError(f"{args.checkpoint} does not say which task it was trained on")
+    exploring = None if args.epsilon is None else EpsilonGreedyAgent(controller, args.epsilon, args.seed)
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     rows = evaluate(GreedyAgent(controller), task, args.complexities, args.instances, base, args.seed, log=print)
-    if args.epsilon is not None:
+    if exploring:
         print(f"acting as a training lane (epsilon {args.epsilon}): 'solved' = training episodes that reach their end")
-        evaluate(EpsilonGreedyAgent(controller, args.epsilon, args.seed), task, args.complexities, args.instances,
-                 base, args.seed, log=print)
+        evaluate(exploring, task, args.complexities, args.instances, base, args.seed, log=print)
     if args.departures:
         for i, c in enumerate(args.complexities):       # the same instances as above (same seeds)
             print_departures(first_departures(controller, task, c, args.instances, base, args.seed + 7919 * i),
