@@ -115,20 +115,19 @@ def test_exploration_schedules():
 def explored_by_lane(monkeypatch, **kw):
     """Which lanes took an exploratory step during a few updates (B,)."""
     from tinyalgo.environment import Environment
-    explored = []
+    seen = []
     real = Environment.step
 
     def spy(env, actions, symbols=None, probs=None, explored=None):
-        spy.seen.append(explored.copy())
+        seen.append(explored.copy())
         return real(env, actions, symbols, probs, explored=explored)
 
-    spy.seen = explored
     monkeypatch.setattr(Environment, "step", spy)
     trainer = QTrainer(small(epsilon=0.5, **kw), log=lambda s: None)
     trainer._start_segment()
     for _ in range(5):
         trainer.update()
-    return np.any(explored, axis=0)
+    return np.any(seen, axis=0)
 
 
 def test_greedy_lanes_never_explore(monkeypatch):
