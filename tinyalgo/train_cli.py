@@ -132,7 +132,7 @@ def cmd_evaluate(args) -> int:
     exploring = None if args.epsilon is None else EpsilonGreedyAgent(controller, args.epsilon, args.seed)
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     rows = evaluate(GreedyAgent(controller), task, args.complexities, args.instances, base, args.seed, log=print)
-    if exploring:
+    if exploring is not None:
         print(f"acting as a training lane (epsilon {args.epsilon}): 'solved' = training episodes that reach their end")
         evaluate(exploring, task, args.complexities, args.instances, base, args.seed, log=print)
     if args.departures:
