@@ -6,7 +6,7 @@ import tinyalgo, tinyalgo_old   # noqa  (before numpy: one BLAS thread)
 import numpy as np
 from tinyalgo.controller import Controller as New, ControllerConfig as NewCfg
 from tinyalgo_old.controller import Controller as Old, ControllerConfig as OldCfg
-from tinyalgo.memory import keep_freed_memory
+from tinyalgo.fast.memory import keep_freed_memory
 keep_freed_memory()
 SIZES, A, V, B, T = (17, 17, 2, 5, 3), 8, 17, 20, 50
 rng = np.random.default_rng(1)

@@ -5,7 +5,7 @@
 Forward (training mode, with caches) and forward + backward (BPTT) over
 T = 50 steps of B = 20 lanes, for FF, GRU and LSTM at 200 units in float32 and
 float64; and the inference forward at B = 50.  Median of repeats.  The
-allocator is tuned as the trainers tune it (``tinyalgo.memory``) unless
+allocator is tuned as the trainers tune it (``tinyalgo.fast.memory``) unless
 ``--default-malloc`` is given.  ``--threads 2``: BPTT hands the weight
 gradients to a helper thread (``Controller.set_threads``; what ``tinyalgo
 train`` uses on a machine with two cores or more).
@@ -16,7 +16,7 @@ import tinyalgo  # noqa: F401  (first: it sets one BLAS thread unless OPENBLAS_N
 import numpy as np
 
 from tinyalgo.controller import Controller, ControllerConfig
-from tinyalgo.memory import keep_freed_memory
+from tinyalgo.fast.memory import keep_freed_memory
 from timing import median_seconds
 
 SIZES, ACTIONS, SYMBOLS = (17, 17, 2, 5, 3), 8, 17

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from tinyalgo.controller import Controller, ControllerConfig
-from tinyalgo.frozen import MAX_GROUP_ROWS, field_groups, group_strides, group_tables
+from tinyalgo.fast.frozen import MAX_GROUP_ROWS, field_groups, group_strides, group_tables
 from tinyalgo.layers import field_offsets, onehot
 
 

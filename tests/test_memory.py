@@ -1,4 +1,4 @@
-"""The allocator tuning (tinyalgo.memory): where glibc is present, memory freed
+"""The allocator tuning (tinyalgo.fast.memory): where glibc is present, memory freed
 after a rollout is reused by the next one instead of being faulted back in."""
 import platform
 import resource
@@ -6,7 +6,7 @@ import resource
 import numpy as np
 import pytest
 
-from tinyalgo.memory import keep_freed_memory
+from tinyalgo.fast.memory import keep_freed_memory
 
 
 def churn():

@@ -146,7 +146,7 @@ def test_default_controller_follows_the_paper():
 def test_table1_sweep_through_an_executor_and_its_table(tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 
-    from tinyalgo.experiments import Job, run_sweep, summarize_directory, table1_markdown
+    from tinyalgo.experiments.table1 import Job, run_sweep, summarize_directory, table1_markdown
     jobs = [Job("copy", "full", seed, 20_000, str(tmp_path), confirm_length=0) for seed in (0, 1)]
     with ThreadPoolExecutor(max_workers=1) as pool:          # any Executor will do
         rows = run_sweep(jobs, executor=pool, log=lambda s: None)
@@ -159,7 +159,7 @@ def test_table1_sweep_through_an_executor_and_its_table(tmp_path):
 
 
 def test_table1_reports_the_confirmed_length():
-    from tinyalgo.experiments import table1_markdown
+    from tinyalgo.experiments.table1 import table1_markdown
     row = dict(task="copy", column="full", seed=0, solved=True, minutes_to_solve=0.5, perfect_100=True,
                perfect_1000=False, confirm_length=1000, confirmed=True)
     text = table1_markdown([row, dict(row, seed=1, confirmed=False)], 1000)

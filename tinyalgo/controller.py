@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from tinyalgo import bptt, cores
-from tinyalgo.buffers import StepBuffers
+from tinyalgo.fast.buffers import StepBuffers
 from tinyalgo.controller_config import ControllerConfig, init_params
-from tinyalgo.frozen import FrozenController
+from tinyalgo.fast.frozen import FrozenController
 from tinyalgo.layers import log_softmax_forward, onehot_affine_forward
 
 
@@ -77,7 +77,7 @@ class Controller:
         return self._layer_params
 
     def step_buffers(self, T: int, B: int) -> StepBuffers:
-        """Arrays for the caches of a rollout of T steps of B lanes (``tinyalgo.buffers``)."""
+        """Arrays for the caches of a rollout of T steps of B lanes (``tinyalgo.fast.buffers``)."""
         cfg = self.config
         return StepBuffers(T, B, cfg.units, len(self._layer_params), self.dtype, gru=cfg.core == "gru")
 
@@ -158,7 +158,7 @@ class Controller:
         return q, logp, state
 
     def frozen(self) -> FrozenController:
-        """A faster inference-only view of the current parameters (``tinyalgo.frozen``)."""
+        """A faster inference-only view of the current parameters (``tinyalgo.fast.frozen``)."""
         return FrozenController(self)
 
     def backward(self, caches, dq, dlogp, dstate_final=None):
@@ -180,3 +180,10 @@ def rollout_forward(controller, obs, resets, state0):
         logps.append(logp)
         caches.append(cache)
     return np.stack(qs), np.stack(logps), caches, state
+
+
+def make_controller(env, core: str, units: int, layers: int, seed: int, dtype: str) -> Controller:
+    """A controller sized for ``env``'s observations, actions and vocabulary."""
+    config = ControllerConfig(obs_sizes=env.obs_sizes, n_actions=env.n_actions, n_symbols=env.vocab.size,
+                              core=core, units=units, layers=layers, dtype=dtype)
+    return Controller(config, rng=np.random.default_rng(seed))

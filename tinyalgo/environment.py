@@ -29,7 +29,7 @@ from tinyalgo.board import HASH_STEP
 from tinyalgo.complexity import FixedComplexity
 from tinyalgo.instances import Instances, concatenate
 from tinyalgo.interfaces import InputGrid, InputTape, OutputTape
-from tinyalgo.lanes import Lanes, Packed
+from tinyalgo.fast.lanes import Lanes, Packed
 from tinyalgo.rewards import REWARDS, write_rewards
 from tinyalgo.tasks import Task, make_task
 

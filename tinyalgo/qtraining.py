@@ -35,13 +35,13 @@ import numpy as np
 
 from tinyalgo import qlearning
 from tinyalgo.complexity import FixedComplexity
+from tinyalgo.controller import make_controller
 from tinyalgo.curriculum import Curriculum
 from tinyalgo.layers import softmax
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
-from tinyalgo.memory import keep_freed_memory
+from tinyalgo.fast.memory import keep_freed_memory
 from tinyalgo.optim import scale_gradients, sgd_step
-from tinyalgo.supervised import make_controller
 from tinyalgo.qconfig import QConfig, RunState
 from tinyalgo.tasks import make_task
 

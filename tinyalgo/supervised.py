@@ -18,12 +18,12 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from tinyalgo.complexity import FixedComplexity
-from tinyalgo.controller import Controller, ControllerConfig
+from tinyalgo.controller import make_controller
 from tinyalgo.curriculum import Curriculum
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 from tinyalgo.layers import softmax
-from tinyalgo.memory import keep_freed_memory
+from tinyalgo.fast.memory import keep_freed_memory
 from tinyalgo.optim import scale_gradients, sgd_step
 
 
@@ -49,13 +49,6 @@ class SupervisedConfig:
     max_rollout: int = 49         # T = min(max_rollout, C + 5), as in the release
     dtype: str = "float32"
     threads: int = 1              # 2: BPTT's weight gradients on a helper thread (Controller.set_threads)
-
-
-def make_controller(env: Environment, core: str, units: int, layers: int, seed: int, dtype: str) -> Controller:
-    """A controller sized for ``env``'s observations, actions and vocabulary."""
-    config = ControllerConfig(obs_sizes=env.obs_sizes, n_actions=env.n_actions, n_symbols=env.vocab.size,
-                              core=core, units=units, layers=layers, dtype=dtype)
-    return Controller(config, rng=np.random.default_rng(seed))
 
 
 def supervised_rollout(controller, env, obs, state, reset, T):

@@ -13,35 +13,18 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tinyalgo.tasks import ALIASES, TASKS
+from tinyalgo.cli import train as train_commands
+from tinyalgo.cli.args import add_task_arguments, int_at_least
+from tinyalgo.environment import Environment
+from tinyalgo.render import ground_truth_frames
+from tinyalgo.tasks import ALIASES
 
 
 class UsageError(ValueError):
     """A bad command-line request."""
 
 
-def _int_at_least(minimum):
-    def parse(text):
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        return value
-    return parse
-
-
-def add_task_arguments(parser, default_task="addition"):
-    parser.add_argument("--task", default=default_task, metavar="TASK",
-                        help=f"one of {', '.join(TASKS)} (default {default_task})")
-    parser.add_argument("--base", type=int, default=10, help="digits of base 2..10 (default 10)")
-
-
 def cmd_show(args) -> int:
-    from tinyalgo.environment import Environment
-    from tinyalgo.render import ground_truth_frames
-
     env = Environment(args.task, batch_size=1, base=args.base, complexity=args.complexity, seed=args.seed,
                       extra_curriculum=False)
     frames = ground_truth_frames(env, 0, half_width=args.width)
@@ -65,11 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_task_arguments(show)
     show.add_argument("--complexity", type=int, default=12, help="complexity of the instance (default 12)")
     show.add_argument("--seed", type=int, default=0)
-    show.add_argument("--width", type=_int_at_least(1), default=8, help="board columns each side of the head")
+    show.add_argument("--width", type=int_at_least(1), default=8, help="board columns each side of the head")
     show.add_argument("--step", action="store_true", help="one frame per key press")
     show.set_defaults(func=cmd_show)
-    from tinyalgo import train_cli           # train, evaluate (next to the code they run)
-    train_cli.register(sub)
+    train_commands.register(sub)
     return parser
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
-from tinyalgo.experiments import results_csv
+from tinyalgo.experiments.table1 import results_csv
 from tinyalgo.fileio import atomic_write_bytes
 
 TASKS = ("copy", "reverse", "walk", "addition", "addition3", "multiplication")

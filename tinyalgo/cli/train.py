@@ -9,30 +9,38 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from dataclasses import asdict
 
+from tinyalgo.checkpoint import load_checkpoint, save_checkpoint
+from tinyalgo.cli.args import add_task_arguments, int_at_least, unit_interval
+from tinyalgo.controller import Controller
+from tinyalgo.environment import END_REASONS
+from tinyalgo.evaluation import EpsilonGreedyAgent, GreedyAgent, evaluate, first_departures
+from tinyalgo.experiments import figure3
+from tinyalgo.experiments.table1 import (TABLE1_COLUMNS, TABLE1_ROWS, run_sweep, summarize_directory, table1_jobs,
+                                         write_table1)
 from tinyalgo.fileio import atomic_write_json
+from tinyalgo.qconfig import DISCOUNTS, EXPLORATIONS, Q_KINDS, SOLVED_LR_AFTER, QConfig, RunState, default_controller
+from tinyalgo.qtraining import QTrainer
+from tinyalgo.render import action_name
+from tinyalgo.rewards import REWARDS
+from tinyalgo.supervised import SupervisedConfig, train_supervised
 
 SAVE_EVERY_SECONDS = 30.0
 
 
 def _dir(args, mode):
-    from tinyalgo.qconfig import default_controller
     controller = args.controller or (default_controller(args.task) if mode == "q" else "gru")
     return args.out or os.path.join("runs", f"{mode}-{args.task}-{controller}-s{args.seed}")
 
 
 def _save(path, controller_cls, config, params, extra):
-    from tinyalgo.checkpoint import save_checkpoint
     save_checkpoint(path, controller_cls(config, params=params), extra)
 
 
 def train_qlearning(args) -> int:
-    from tinyalgo.checkpoint import load_checkpoint
-    from tinyalgo.controller import Controller
-    from tinyalgo.qconfig import QConfig, RunState
-    from tinyalgo.qtraining import QTrainer
 
     out = _dir(args, "q")
     ckpt, log_path = os.path.join(out, "checkpoint.npz"), os.path.join(out, "log.json")
@@ -97,8 +105,6 @@ def train_qlearning(args) -> int:
 
 
 def train_supervised_cmd(args) -> int:
-    from tinyalgo.checkpoint import save_checkpoint
-    from tinyalgo.supervised import SupervisedConfig, train_supervised
 
     if args.resume:
         raise ValueError("--resume is for Q-learning runs; supervised runs are short: start again")
@@ -121,8 +127,6 @@ def cmd_train(args) -> int:
 
 
 def cmd_evaluate(args) -> int:
-    from tinyalgo.checkpoint import load_checkpoint
-    from tinyalgo.evaluation import EpsilonGreedyAgent, GreedyAgent, evaluate, first_departures
 
     controller, extra = load_checkpoint(args.checkpoint)
     config = extra.get("config", {})
@@ -146,8 +150,6 @@ def cmd_evaluate(args) -> int:
 
 def print_departures(rows, complexity: int, n_moves: int) -> None:
     """One line per failed instance: how it ended and the decision that started it."""
-    from tinyalgo.environment import END_REASONS
-    from tinyalgo.render import action_name
 
     failed = [r for r in rows if not r["solved"]]
     departed = sum(r["departure"] is not None for r in rows)
@@ -161,12 +163,10 @@ def print_departures(rows, complexity: int, n_moves: int) -> None:
 
 
 def cmd_experiment(args) -> int:
-    import sys
 
     command = "tinyalgo " + " ".join(sys.argv[1:])
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     if args.name == "figure3":
-        from tinyalgo import figure3
         tasks = args.tasks or list(figure3.TASKS)
         out = args.out or "figures"
         print(f"Figure 3: {len(tasks) * len(args.controllers) * args.seeds} supervised runs,"
@@ -178,7 +178,6 @@ def cmd_experiment(args) -> int:
         figure3.write_figure3(rows, out)
         print(f"wrote {out}/supervised_accuracy.png and .csv ({command})")
         return 0
-    from tinyalgo.experiments import TABLE1_ROWS, run_sweep, summarize_directory, table1_jobs, write_table1
     out, budget = args.out or "figures/table1", args.budget or 30_000_000
     if args.summarize:
         rows = summarize_directory(out)
@@ -202,16 +201,14 @@ def cmd_experiment(args) -> int:
 def _shared_q_options(parser) -> None:
     """The Q-learning options of both train and experiment: the greedy lanes and what a run does after the
     paper's solve."""
-    from tinyalgo.cli import _int_at_least      # cli imports this module: the import waits for the call
-    from tinyalgo.qconfig import SOLVED_LR_AFTER
-    parser.add_argument("--greedy-lanes", type=_int_at_least(0), default=0, metavar="N",
+    parser.add_argument("--greedy-lanes", type=int_at_least(0), default=0, metavar="N",
                         help="N of the 20 training lanes never explore (default 0: epsilon on all, the paper); with"
                              " epsilon everywhere no training episode of 3-number addition past complexity ~150"
                              " reaches its last column, and the final carry is forgotten")
-    parser.add_argument("--confirm-length", type=_int_at_least(0), default=1000, metavar="L",
+    parser.add_argument("--confirm-length", type=int_at_least(0), default=1000, metavar="L",
                         help="after the paper's solve (length 100), train on until 50 instances of length L pass"
                              " too (default 1000; 0: stop at the paper's solve)")
-    parser.add_argument("--confirm-passes", type=_int_at_least(1), default=5, metavar="N",
+    parser.add_argument("--confirm-passes", type=int_at_least(1), default=5, metavar="N",
                         help="the length-L test must pass N times in a row, once after each curriculum advance"
                              " (default 5: 250 fresh instances)")
     parser.add_argument("--solved-lr", type=float, default=0.0, metavar="LR",
@@ -223,20 +220,7 @@ def _shared_q_options(parser) -> None:
                              " the length-L test")
 
 
-def _unit_interval(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1]; got {text!r}")
-    return value
-
-
 def register(sub) -> None:
-    from tinyalgo.cli import _int_at_least, add_task_arguments
-    from tinyalgo.qconfig import DISCOUNTS, EXPLORATIONS, Q_KINDS
-    from tinyalgo.rewards import REWARDS
 
     train = sub.add_parser("train", help="train a controller (Q-learning by default)",
                            description="Q-learning from input-output pairs (paper section 6) or the supervised"
@@ -246,8 +230,8 @@ def register(sub) -> None:
     add_task_arguments(train)
     train.add_argument("--controller", choices=("ff", "gru", "lstm"), default=None,
                        help="default: ff for reverse and walk, gru otherwise (paper Table 1)")
-    train.add_argument("--units", type=_int_at_least(1), default=200)
-    train.add_argument("--layers", type=_int_at_least(1), default=1)
+    train.add_argument("--units", type=int_at_least(1), default=200)
+    train.add_argument("--layers", type=int_at_least(1), default=1)
     train.add_argument("--discount", choices=DISCOUNTS, default="dynamic")
     train.add_argument("--q", choices=Q_KINDS, default="watkins")
     train.add_argument("--penalty", action=argparse.BooleanOptionalAction, default=True)
@@ -255,16 +239,16 @@ def register(sub) -> None:
     train.add_argument("--exploration", choices=EXPLORATIONS, default="constant",
                        help="constant: epsilon 0.05 on every training lane (paper); release: 0 once validation"
                             " characters are right (>= 90%% after the penalty switch), as the Torch release")
-    train.add_argument("--gamma", type=_unit_interval, default=1.0,
+    train.add_argument("--gamma", type=unit_interval, default=1.0,
                        help="the paper's gamma in gamma * V'/V of the dynamic discount (default 1, the release)")
     _shared_q_options(train)
     train.add_argument("--keep-best", action=argparse.BooleanOptionalAction, default=True,
                        help="out of budget before the length-L test passed: end with the model that did best on"
                             " it (kept in <out>/best.npz) if it beats the last one on a fresh test (default on)")
     train.add_argument("--seed", type=int, default=0)
-    train.add_argument("--budget", type=_int_at_least(0), default=None,
+    train.add_argument("--budget", type=int_at_least(0), default=None,
                        help="characters (lane-steps) of training; default 3e7 (Q), 3e6 (supervised)")
-    train.add_argument("--target", type=_int_at_least(1), default=1000,
+    train.add_argument("--target", type=int_at_least(1), default=1000,
                        help="supervised: stop once this complexity is solved")
     train.add_argument("--dtype", choices=("float32", "float64"), default="float32")
     train.add_argument("--threads", type=int, choices=(1, 2), default=2 if (os.cpu_count() or 1) >= 2 else 1,
@@ -276,8 +260,8 @@ def register(sub) -> None:
 
     ev = sub.add_parser("evaluate", help="accuracy of a checkpoint at chosen complexities")
     ev.add_argument("checkpoint")
-    ev.add_argument("--complexities", type=_int_at_least(1), nargs="+", default=[100, 1000])
-    ev.add_argument("--instances", type=_int_at_least(1), default=50)
+    ev.add_argument("--complexities", type=int_at_least(1), nargs="+", default=[100, 1000])
+    ev.add_argument("--instances", type=int_at_least(1), default=50)
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--json", default=None, help="also write the results to this JSON file")
     ev.add_argument("--departures", action="store_true",
@@ -287,23 +271,22 @@ def register(sub) -> None:
                          " how many training episodes reach their end")
     ev.set_defaults(func=cmd_evaluate)
 
-    from tinyalgo.experiments import TABLE1_COLUMNS, TABLE1_ROWS
     ex = sub.add_parser("experiment", help="reproduce the paper's Table 1 (Q-learning) or Figure 3 (supervised)")
     ex.add_argument("name", choices=("table1", "figure3"))
     ex.add_argument("--tasks", nargs="+", choices=list(TABLE1_ROWS), default=None, help="default: all six")
     ex.add_argument("--columns", nargs="+", choices=list(TABLE1_COLUMNS), default=["full"], help="table1 columns")
     ex.add_argument("--controllers", nargs="+", choices=("ff", "gru", "lstm"), default=["ff", "gru", "lstm"],
                     help="figure3 controllers")
-    ex.add_argument("--complexities", nargs="+", type=_int_at_least(1),
+    ex.add_argument("--complexities", nargs="+", type=int_at_least(1),
                     default=[10, 30, 100, 300, 1000, 3000, 10000, 20000], help="figure3 test complexities")
-    ex.add_argument("--instances", type=_int_at_least(1), default=50, help="figure3 test instances")
-    ex.add_argument("--seeds", type=_int_at_least(1), default=10)
+    ex.add_argument("--instances", type=int_at_least(1), default=50, help="figure3 test instances")
+    ex.add_argument("--seeds", type=int_at_least(1), default=10)
     ex.add_argument("--first-seed", type=int, default=0)
-    ex.add_argument("--budget", type=_int_at_least(1), default=None,
+    ex.add_argument("--budget", type=int_at_least(1), default=None,
                     help="characters per run (default 3e7 for table1, 3e6 for figure3)")
-    ex.add_argument("--gamma", type=_unit_interval, default=1.0, help="table1: gamma of the dynamic discount")
+    ex.add_argument("--gamma", type=unit_interval, default=1.0, help="table1: gamma of the dynamic discount")
     _shared_q_options(ex)
-    ex.add_argument("--workers", type=_int_at_least(1), default=2)
+    ex.add_argument("--workers", type=int_at_least(1), default=2)
     ex.add_argument("--out", default=None, help="default figures/table1 (table1) or figures (figure3)")
     ex.add_argument("--merge", default=None, metavar="CSV",
                     help="figure3: keep this CSV's rows for the (task, controller) pairs not re-run")
