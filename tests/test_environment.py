@@ -1,5 +1,7 @@
 """The batched environment: canned boards with hand-written observations,
 fuzzing, seeding, the reward variants and the errors of bad input."""
+import hashlib
+
 import numpy as np
 import pytest
 
@@ -237,3 +239,48 @@ def test_the_observed_symbol_is_the_board_under_the_head(name):
             if env.time[lane] < env.clock[lane]:        # walk reads q after its clock
                 x, y = int(env.input.x[lane]), int(env.input.y[lane])
                 assert obs[lane, 0] == env.input.board.window(lane, [x], [y])[0, 0]
+
+
+def rollout_digest(name, reward, steps=200, B=6):
+    """sha256 (first 16 hex digits) of a fixed-seed rollout: random and
+    ground-truth actions, mostly correct writes, random explored flags, over
+    complexities 1..25 so lanes restart often and the storage grows."""
+    from tinyalgo.complexity import UniformComplexity
+    env = Environment(name, batch_size=B, seed=11, reward=reward,
+                      complexity=UniformComplexity(1, 25, minimum=TASKS[name].min_complexity))
+    rng = np.random.default_rng(12)
+    h = hashlib.sha256(env.observe().astype(np.int64).tobytes())
+    for _ in range(steps):
+        actions = np.where(rng.random(B) < 0.5, np.maximum(env.ground_truth(), 0),
+                           rng.integers(0, env.n_actions, B))
+        symbols = np.where(rng.random(B) < 0.8, env.next_target, rng.integers(0, env.vocab.size, B))
+        probs = rng.dirichlet(np.ones(env.vocab.size), size=B)
+        r = env.step(actions, symbols, probs=probs, explored=rng.random(B) < 0.1)
+        for a in (r.obs, r.reward, r.done, r.reason, r.n_correct, env.ground_truth(), env.v_hat,
+                  env.input.x, env.input.y):
+            h.update(np.ascontiguousarray(a, dtype=np.float64 if a.dtype.kind == "f" else np.int64).tobytes())
+    return h.hexdigest()[:16]
+
+
+# digests of the rollouts above, recorded once: a change to the environment
+# must leave every observation, reward, end and ground-truth action as it was
+ROLLOUT_DIGESTS = {
+    ("copy", "binary"): "3fe06adf75ac4011",
+    ("copy", "discretized"): "2628b95d20567439",
+    ("reverse", "binary"): "553742e3b68c2098",
+    ("reverse", "discretized"): "c8dbb28296092da9",
+    ("walk", "binary"): "709968c9a46cfa72",
+    ("walk", "discretized"): "f7cf37775cfbfe8d",
+    ("addition", "binary"): "2a18ed581547736c",
+    ("addition", "discretized"): "9dc956861fc9fb82",
+    ("addition3", "binary"): "839bb6f56dae1ecd",
+    ("addition3", "discretized"): "63543392730359cf",
+    ("multiplication", "binary"): "fb37e9faa1b2e64c",
+    ("multiplication", "discretized"): "9b1eea6f0486f7cf",
+}
+
+
+@pytest.mark.parametrize("name", list(TASKS))
+@pytest.mark.parametrize("reward", ["binary", "discretized"])
+def test_rollout_is_unchanged(name, reward):
+    assert rollout_digest(name, reward) == ROLLOUT_DIGESTS[name, reward]
