@@ -118,7 +118,7 @@ def random_rollout(rng):
 
 
 def forward_view(r, q, v, term, explore, gamma):
-    """The literal definition (REFERENCE 4.2): find `last`, sum, bootstrap."""
+    """The literal definition (docs/original-release.md#watkins): find `last`, sum, bootstrap."""
     T, B = r.shape
     out = np.zeros((T, B))
     for b in range(B):

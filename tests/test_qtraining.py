@@ -101,7 +101,7 @@ def test_the_dynamic_discount_carries_gamma():
 def test_exploration_schedules():
     """constant: epsilon on every training lane throughout (the paper); release:
     0 once the validation characters are all right, or >= 90% after the penalty
-    switch (the Torch release under LuaJIT, REFERENCE 4.4 and 8.5)."""
+    switch (the Torch release under LuaJIT, docs/original-release.md#exploration)."""
     constant = QTrainer(small(), log=lambda s: None)
     release = QTrainer(small(exploration="release"), log=lambda s: None)
     for acc, penalty_on, expected in [(0.5, False, 0.05), (0.95, False, 0.05), (0.95, True, 0.0),

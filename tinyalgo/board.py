@@ -1,4 +1,4 @@
-"""An infinite 2-D board per lane, batched over B lanes (REFERENCE 1.1, 2.3).
+"""An infinite 2-D board per lane, batched over B lanes (docs/original-release.md#board).
 
 Every task lives on an unbounded board ``A[x][y]``: x is the column
 (left to right) and y the row, growing *downwards*; the head starts at

@@ -1,7 +1,7 @@
 """Complexity samplers: where each new instance's complexity comes from.
 
 The environment asks its sampler for the complexities of the instances it
-draws; the curriculum (paper section 5; REFERENCE 6.2) controls the sampler.
+draws; the curriculum (paper section 5; docs/original-release.md#complexity) controls the sampler.
 A sampler is any object with ``draw(rng, k) -> int array (k,)``; ``level``
 (the curriculum's current complexity C) and ``low_accuracy`` are read by the
 3-number addition extra curriculum.
@@ -35,7 +35,7 @@ class FixedComplexity:
 
 class UniformComplexity:
     """Complexities uniform on ``lo..hi`` (training: C-4..C, clamped to the
-    task's minimum; REFERENCE 6.2)."""
+    task's minimum; docs/original-release.md#complexity)."""
 
     def __init__(self, lo: int, hi: int, minimum: int = 1, level: int = None):
         self.lo = max(check_complexity(lo, 0, "lowest complexity"), minimum)

@@ -3,7 +3,7 @@ model is 100% correct on held-out instances of the current complexity, add 4;
 stop once it generalises to a target complexity or the budget runs out.
 
 The level C sets the training sampler: complexities U{C-4..C}, clamped to the
-task's minimum (REFERENCE 6.2).
+task's minimum (docs/original-release.md#complexity).
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class Curriculum:
     validation instances that must be solved to advance (1.0 = "100%").
     streak : how many validations in a row must reach it (2 x 50 instances
     is close to the release's "no error among the last ~100 validation
-    samples", REFERENCE 6.3; a single lucky batch does not advance).
+    samples", docs/original-release.md#curriculum; a single lucky batch does not advance).
     """
 
     start: int = 6

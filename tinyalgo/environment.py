@@ -1,6 +1,6 @@
 """The batched environment: B lanes, each solving a stream of task instances.
 
-Observation (REFERENCE 2.2), an int array (B, 5), one column per field:
+Observation (docs/original-release.md#observation), an int array (B, 5), one column per field:
 
 =====  ====================================  ==============================
 field  meaning                               values (``obs_sizes``)
@@ -13,7 +13,7 @@ field  meaning                               values (``obs_sizes``)
 =====  ====================================  ==============================
 
 A step takes joint actions (``move + n_moves * write``) and the symbols
-written; it returns rewards and which lanes ended and why (REFERENCE 2.6):
+written; it returns rewards and which lanes ended and why (docs/original-release.md#timeout):
 ``ALL_WRITTEN``, ``WRONG_WRITE`` or ``TIMEOUT`` (time since the last write,
 or the start, reaches complexity + 2).  A lane whose episode ended starts a
 new instance at once, drawn with the environment's complexity sampler, so the
@@ -169,7 +169,7 @@ class Environment:
     @property
     def v_hat(self) -> np.ndarray:
         """Outputs still to produce (B,), counting the one that may be written
-        now: the paper's V-hat (section 6.1; REFERENCE 4.1), >= 1 in an episode."""
+        now: the paper's V-hat (section 6.1; docs/original-release.md#v-hat), >= 1 in an episode."""
         return self.output.remaining
 
     @property
@@ -192,7 +192,7 @@ class Environment:
         return self.lanes.gt_actions
 
     def ground_truth(self) -> np.ndarray:
-        """The ground-truth joint action (B,) of this step (REFERENCE 1.10);
+        """The ground-truth joint action (B,) of this step (docs/original-release.md#ground-truth);
         -1 once a lane has left the reference path's length."""
         lanes = self.lanes
         return lanes.flat.take(lanes.action_base + np.minimum(lanes.time, lanes.wa - 1)).astype(np.int64)
@@ -240,7 +240,7 @@ class Environment:
         lanes.counters += lanes.increment            # index += write, time += 1, n_correct += correct, idle += 1
         np.copyto(lanes.idle, self._zero, where=write)
         lanes.head += self._head_steps.take(actions, axis=1)                # x, hash, col, y
-        # why lanes end (REFERENCE 2.6), in order of precedence: a wrong write,
+        # why lanes end (docs/original-release.md#timeout), in order of precedence: a wrong write,
         # all targets written, the timeout (complexity + 2 steps without a write)
         reason = (lanes.idle >= lanes.patience) * self._reasons[TIMEOUT]
         np.copyto(reason, self._reasons[ALL_WRITTEN], where=lanes.index >= lanes.n_outputs)

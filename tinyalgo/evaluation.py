@@ -14,7 +14,7 @@ from tinyalgo.environment import ALL_WRITTEN, Environment
 
 class GreedyAgent:
     """The controller acting alone: the greedy joint action and the most
-    probable symbol (REFERENCE 2.4)."""
+    probable symbol (docs/original-release.md#writing)."""
 
     def __init__(self, controller):
         self.controller = controller
@@ -109,7 +109,7 @@ def evaluate_complexity(agent, task, complexity: int, instances: int = 50, base:
 
 class DepartureWatcher(GreedyAgent):
     """The greedy agent, noting in each lane's first instance the first step
-    at which its joint action leaves the ground-truth path (REFERENCE 1.10),
+    at which its joint action leaves the ground-truth path (docs/original-release.md#ground-truth),
     with the Q-values of both actions and the observation.  The move that
     goes with the last write does not count (the instance ends with it)."""
 

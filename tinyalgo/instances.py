@@ -1,5 +1,5 @@
 """A batch of task instances: the defined board cells, the targets, and the
-ground-truth actions that solve each instance (REFERENCE 1.10).
+ground-truth actions that solve each instance (docs/original-release.md#ground-truth).
 
 All arrays are padded to the longest instance of the batch; ``n_outputs``
 and ``n_steps`` give each instance's own lengths.
@@ -22,11 +22,11 @@ class Instances:
     targets : int8 (k, n), the symbols to write, in order; padded with none.
     n_outputs : int64 (k,), number of targets of each instance.
     complexity : int64 (k,), the paper's complexity (steps of the reference
-        solution, REFERENCE 1.9; the timeout and the curriculum use it).
+        solution, paper section 5; the timeout and the curriculum use it).
     actions : int8 (k, s), ground-truth joint actions, padded with -1.
     n_steps : int64 (k,), length of each ground-truth action sequence.
     clock : int64 (k,), from this episode step on every cell reads ``q``
-        (the walk task's end rule, REFERENCE 1.5); a huge value otherwise.
+        (the walk task's end rule, docs/original-release.md#walk); a huge value otherwise.
     """
 
     cells: np.ndarray

@@ -1,11 +1,11 @@
-"""The interfaces the controller acts through (paper section 3, Figure 1).
+"""The interfaces the controller acts through (paper section 2, Figure 1).
 
 * ``InputTape``: a head over one row of the board, moves left or right;
 * ``InputGrid``: a head over the 2-D board, moves left, right, down or up;
 * ``OutputTape``: write or do not write; the symbol written comes from the
   controller's symbol head, and each write fills the next output position.
 
-As in the release (REFERENCE 2.1) the input head moves on every step (there is
+As in the release (docs/original-release.md#interfaces) the input head moves on every step (there is
 no "stay") and one joint action chooses (move, write): 4 actions on a tape,
 8 on a grid.  Every interface holds the state of B lanes in arrays, and a
 step for all lanes is a handful of NumPy operations, with no loop over lanes.
@@ -20,7 +20,7 @@ from tinyalgo.symbols import Vocabulary
 
 class InputGrid:
     """Heads of B lanes over infinite 2-D boards.  Moves: 0 left, 1 right,
-    2 down (y + 1), 3 up (y - 1); REFERENCE 1.1 ``Game.dirs``."""
+    2 down (y + 1), 3 up (y - 1); docs/original-release.md#interfaces."""
 
     MOVES = ((-1, 0), (1, 0), (0, 1), (0, -1))
     MOVE_NAMES = ("left", "right", "down", "up")
@@ -64,7 +64,7 @@ class OutputTape:
     """What B lanes have written so far, and the targets they must write.
 
     ``targets`` (B, n) padded with none; ``index`` (B,) is the position the
-    next write fills (the release's ``target_idx``, REFERENCE 4.1).  In the
+    next write fills (the release's ``target_idx``, docs/original-release.md#writing).  In the
     environment ``targets``, ``n_outputs`` and ``index`` are views of its lane
     arrays (lanes.py) and the step checks writes itself: ``written`` is not
     kept there (what a live episode has written is ``targets[:index]``).
@@ -102,7 +102,7 @@ class OutputTape:
         """Write ``symbols`` (B,) on the lanes where ``mask`` (B,) is True.
 
         Returns the bool array (B,) of correct writes; every write, right or
-        wrong, advances its lane's ``index`` (REFERENCE 2.4).  ``record=False``
+        wrong, advances its lane's ``index`` (docs/original-release.md#writing).  ``record=False``
         skips keeping the symbols in ``written``: the environment ends an
         episode at its first wrong write, so what a live episode has written
         is always ``targets[:index]``.

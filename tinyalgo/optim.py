@@ -1,5 +1,5 @@
 """Plain SGD with global-norm clipping, applied outside the loss
-(REFERENCE 3.5; a clip inside the loss would corrupt a gradient check)."""
+(docs/original-release.md#optimiser; a clip inside the loss would corrupt a gradient check)."""
 from __future__ import annotations
 
 import numpy as np

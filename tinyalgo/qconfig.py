@@ -1,12 +1,12 @@
-"""What a Q-learning run is made of (paper section 6; REFERENCE 4-6,
-checklist 15-26): ``QConfig``, every choice of a run (saved with its
+"""What a Q-learning run is made of (paper section 6;
+docs/original-release.md): ``QConfig``, every choice of a run (saved with its
 checkpoint), and ``RunState``, where a run stands at a segment boundary.
 The training loop is ``tinyalgo.qtraining``."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tinyalgo.bptt import check_threads
+from tinyalgo.fast.threads import check_threads
 from tinyalgo.tasks import TASKS
 
 DISCOUNTS = ("dynamic", "1", "0.99", "0.95")

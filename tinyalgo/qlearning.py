@@ -3,7 +3,7 @@
 Arrays cover a rollout of T steps and B lanes.  A lane may end an episode and
 start the next one inside the rollout: the row after a terminal step belongs
 to the new episode.  Step t's reward is decided within step t (the write and
-the move are chosen together, REFERENCE 2.5).
+the move are chosen together, docs/original-release.md#writing).
 
 =============  =========  ===================================================
 name           shape      meaning
@@ -13,7 +13,7 @@ q_max          (T+1, B)   max_a Q(s_t, a); row T is the state after the
                           rollout (used only where the episode goes on past it)
 v_hat          (T+1, B)   outputs still to produce at step t, counting the
                           one that may be written at t (>= 1 in an episode,
-                          REFERENCE 4.1); row T as for q_max
+                          paper section 6.1); row T as for q_max
 terminal       (T, B)     the episode ended at step t (all written, a wrong
                           write or a timeout): nothing is bootstrapped past it
 exploratory    (T+1, B)   the action of step t was not the greedy argmax.
@@ -25,7 +25,7 @@ exploratory    (T+1, B)   the action of step t was not the greedy argmax.
 With the dynamic discount the network's outputs are Q-hat = Q / V-hat, which
 stays in [0, 1] whatever the length (paper 6.1); every ``q_max`` is then a
 max of Q-hat.  All bootstraps come from the current parameters: no target
-network, no replay (REFERENCE 4.2).
+network, no replay (docs/original-release.md#v-hat).
 """
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def dynamic_one_step_targets(rewards, q_max, v_hat, terminal, gamma=1.0):
         target_t = r_t / V_t + gamma * (V_{t+1} / V_t) * max_a Qhat(s_{t+1}, a),
                    or r_t / V_t if terminal[t].
 
-    The release uses gamma = 1 (no extra factor, REFERENCE 4.2); the discount
+    The release uses gamma = 1 (no extra factor, docs/original-release.md#v-hat); the discount
     V_{t+1}/V_t falls to 1/2 at the end of a sequence.  rewards (T, B),
     q_max (T+1, B) of Q-hat, v_hat (T+1, B), terminal (T, B).  Returns (T, B).
     """
@@ -119,7 +119,7 @@ def lambda_returns(rewards, discounts, bootstrap, lambdas):
 
 
 def watkins_targets(rewards, q_max, exploratory, terminal, gamma=1.0, v_hat=None, lam=1.0):
-    """Watkins Q(lambda) targets (paper section 6.2; REFERENCE 4.2, checklist 19).
+    """Watkins Q(lambda) targets (paper section 6.2; docs/original-release.md#watkins).
 
     Forward view with lam = 1 (the paper): ``last`` is the first step k > t of
     the same episode whose action was exploratory (step t itself is always
@@ -171,12 +171,12 @@ def penalty(q, kappa, mask=None):
         dq[..., j] = 2 kappa (sum_a q[..., a] - 1)      (the same on every action j)
 
     q (..., A) the (normalised) Q outputs, e.g. (T, B, A); mask None or (...)
-    bool, the states it applies to (the release gates it per sample, REFERENCE
-    4.5).  Returns (loss float, dq (..., A)).
+    bool, the states it applies to (the release gates it per sample,
+    docs/original-release.md#penalty).  Returns (loss float, dq (..., A)).
 
     The release adds kappa (sum Q - 1) to every output, i.e. the gradient of
     this loss with kappa / 2: call penalty(q, kappa / 2) for its exact scale.
-    Its extra [0, 1] hinge has the wrong sign above 1 (REFERENCE 8.4); see
+    Its extra [0, 1] hinge has the wrong sign above 1 (docs/original-release.md#penalty); see
     ``penalty_hinge`` for the corrected version.
     """
     q = np.asarray(q, dtype=np.float64)
@@ -190,13 +190,13 @@ def penalty(q, kappa, mask=None):
 
 
 def penalty_hinge(q, kappa, mask=None):
-    """Optional pull of every Q(s, a) into [0, 1] (REFERENCE 4.5 with the sign fixed, 8.4).
+    """Optional pull of every Q(s, a) into [0, 1] (docs/original-release.md#penalty, with the sign fixed).
 
         loss = kappa / 2 * sum (min(Q, 0)^2 + max(Q - 1, 0)^2)
         dq   = kappa * Q where Q < 0,  kappa * (Q - 1) where Q > 1,  0 in [0, 1]
 
     The release adds -kappa (Q - 1) above 1, which under gradient descent
-    pushes Q further up (REFERENCE 8.4); this is the corrected sign.  Not in
+    pushes Q further up (docs/original-release.md#penalty); this is the corrected sign.  Not in
     the paper, which only has ``penalty``.  q (..., A); mask None or (...) bool.
     Returns (loss float, dq (..., A)).
     """
@@ -216,7 +216,7 @@ def _mask(mask, shape):
 
 
 def td_gradient(q, actions, targets, mask, q_lr=0.1):
-    """Semi-gradient of the TD loss (paper eq. 1 and 6.2; REFERENCE 4.3, 3.5).
+    """Semi-gradient of the TD loss (paper eq. (1) and section 6.2; docs/original-release.md#optimiser).
 
         dq[t, b, a_t] = q_lr * (Q(s_t, a_t) - target_t)   where mask[t, b]
         dq = 0 on every other action and every masked-out step

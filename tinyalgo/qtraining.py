@@ -1,7 +1,7 @@
 """Q-learning from input-output pairs alone (paper section 6): no actions are
 given, only the inputs and the symbols to write.
 
-One update, top to bottom (REFERENCE 3.4-4.5, checklist 15-24):
+One update, top to bottom (paper section 6; docs/original-release.md#bptt and the sections after it):
 
 1. unroll the controller over T = min(49, C + 5) steps of B = 20 lanes,
    choosing joint actions epsilon-greedily (epsilon = 0.05 throughout by
@@ -113,7 +113,7 @@ class QTrainer:
 
         "constant" (default): ``cfg.epsilon`` (0.05) throughout, as the paper
         and the issue state it.  "release": the Torch release under LuaJIT
-        (REFERENCE 4.4, 8.5): 0 once the validation characters are all right,
+        (docs/original-release.md#exploration): 0 once the validation characters are all right,
         or >= 90% right after the penalty switch.  The release keys that
         accuracy per sample complexity, so each curriculum advance turned
         exploration back on for the new complexities; keyed on the one

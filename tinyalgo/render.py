@@ -1,5 +1,5 @@
 """Text pictures of one lane of the environment (the release's trace frames,
-REFERENCE 7): the board window around the head, the targets, what has been
+docs/original-release.md#traces): the board window around the head, the targets, what has been
 written so far."""
 from __future__ import annotations
 

@@ -6,7 +6,7 @@
 * ``continuous``: the probability p_y the symbol head gave the target.
 
 A step without a write gets 0.  Whatever the reward, a write whose symbol
-(the argmax) is wrong ends the episode (REFERENCE 5).
+(the argmax) is wrong ends the episode (paper section 6; docs/original-release.md#rewards).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The vocabulary: digits of the chosen base, the marker symbols, and "none".
 
-The paper's release (REFERENCE 1.2) has a fixed 24-class vocabulary of which
+The paper's release (docs/original-release.md#vocabulary) has a fixed 24-class vocabulary of which
 only digits, ``q``, ``e``, ``p``, ``l``, ``u`` and ``d`` are ever placed on a
 board; the other letters are leftovers.  tinyalgo keeps exactly the symbols
 that occur, so the vocabulary of base ``b`` has ``b + 7`` classes:
@@ -9,7 +9,7 @@ that occur, so the vocabulary of base ``b`` has ``b + 7`` classes:
 index      symbol
 =========  =================================================================
 0..b-1     the digits 0..b-1 (digit ``d`` has index ``d``; this is the fix of
-           REFERENCE 8.1: a written 0 is compared as a class index and scores)
+           docs/original-release.md#digit-zero: a written 0 is compared as a class index and scores)
 b          ``q``  end marker / sentinel (the wall of ``q`` in arithmetic tasks)
 b+1        ``e``  empty cell (addition)
 b+2        ``p``  the reverse task's turn marker (the paper calls it "r")

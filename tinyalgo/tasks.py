@@ -1,4 +1,4 @@
-"""The six tasks of the paper (section 3 and Figure 2; REFERENCE 1.3-1.9).
+"""The six tasks of the paper (section 3 and Figure 2; docs/original-release.md#tasks).
 
 Each task is a small class that says how to lay out an instance, what its
 targets are, and which ground-truth actions solve it; ``sample`` draws a
@@ -8,7 +8,7 @@ instances and tests).  Every task takes a ``base`` in 2..10 (Appendix B).
 Invalid task/base pairs: single-digit multiplication and 3-number addition in
 base 2 (no multiplier digit >= 2; a final carry of 2 is not a binary digit).
 
-Joint actions (REFERENCE 2.1): ``action = move + n_moves * write`` with moves
+Joint actions (docs/original-release.md#interfaces): ``action = move + n_moves * write`` with moves
 0 left, 1 right (tape) and also 2 down, 3 up (grid); write 0 no, 1 yes.
 
 =================  ===========  ======  ====================================
@@ -18,7 +18,7 @@ copy               tape         1       c (c digits)
 reverse            tape         2       2n + 1 (n = c // 2 digits)
 walk               grid         1       c + 2
 addition           grid         2       2L (two L-digit numbers)
-addition3          grid         3       3L (three L-digit numbers; fix 8.3)
+addition3          grid         3       3L (three L-digit numbers; see Addition3)
 multiplication     grid         1       L + 2 (an L-digit number times m)
 =================  ===========  ======  ====================================
 """
@@ -92,7 +92,7 @@ def _pad_actions(seq_len: np.ndarray, width: int, table: np.ndarray) -> np.ndarr
 
 
 class Copy(Task):
-    """Copy the c digits of the input tape (paper Fig. 2; REFERENCE 1.3, tape per fix 8.2)."""
+    """Copy the c digits of the input tape (paper section 3, Figure 2; a tape: docs/original-release.md#bug-copy-tape)."""
 
     name, interface, fill, factor, min_complexity = "copy", "tape", "random", 1, 1
 
@@ -115,7 +115,7 @@ class Copy(Task):
 
 
 class Reverse(Task):
-    """Reverse the n = c // 2 digits left of the marker ``p`` (REFERENCE 1.4)."""
+    """Reverse the n = c // 2 digits left of the marker ``p`` (docs/original-release.md#reverse)."""
 
     name, interface, fill, factor, min_complexity = "reverse", "tape", "random", 2, 2
 
@@ -145,7 +145,7 @@ class Reverse(Task):
 
 
 class Walk(Task):
-    """Walk right to an arrow, turn, and copy the digits met (REFERENCE 1.5)."""
+    """Walk right to an arrow, turn, and copy the digits met (docs/original-release.md#walk)."""
 
     name, interface, fill, factor, min_complexity = "walk", "grid", "random", 1, 2
     ARROW_MOVES = {"l": LEFT, "u": UP, "d": DOWN}
@@ -184,7 +184,7 @@ class Walk(Task):
 class _ColumnArithmetic(Task):
     """Numbers right-aligned at x = 1 on rows 1..r, read column by column from
     the least significant digit, one output digit per column plus the final
-    carry (REFERENCE 1.6-1.8)."""
+    carry (docs/original-release.md#tasks)."""
 
     q_column = True
 
@@ -223,7 +223,7 @@ class _ColumnArithmetic(Task):
 
 
 class Addition(_ColumnArithmetic):
-    """Add two L-digit numbers, L = max(c // 2, U{1,2,3}) (REFERENCE 1.6)."""
+    """Add two L-digit numbers, L = max(c // 2, U{1,2,3}) (docs/original-release.md#addition)."""
 
     name, rows, fill, factor, min_complexity = "addition", 2, "e", 2, 2
 
@@ -239,8 +239,8 @@ class Addition(_ColumnArithmetic):
 
 
 class Addition3(_ColumnArithmetic):
-    """Add three L-digit numbers, L = max(c // 3, U{2,3,4}) (REFERENCE 1.7),
-    with complexity 3L (fix 8.3) and the optional extra curriculum."""
+    """Add three L-digit numbers, L = max(c // 3, U{2,3,4}) (docs/original-release.md#addition3),
+    with complexity 3L (docs/original-release.md#bug-addition3-complexity) and the optional extra curriculum."""
 
     name, rows, fill, factor, min_complexity = "addition3", 3, "e", 3, 3
     # In base 2 the last carry of three numbers can be 2, which is not a digit:
@@ -261,7 +261,7 @@ class Addition3(_ColumnArithmetic):
         return self.build(digits, n)
 
     def _extra_curriculum(self, rng, digits, c, n, level, low_accuracy):
-        """The release's 'extra curriculum' (REFERENCE 1.7): while training
+        """The release's 'extra curriculum' (docs/original-release.md#extra-curriculum): while training
         short instances, draw many digits non-zero and force small digits in
         the four lowest columns so that carries are rare."""
         b, k = self.base, len(c)
@@ -300,7 +300,7 @@ class Addition3(_ColumnArithmetic):
 
 class Multiplication(_ColumnArithmetic):
     """Multiply an L = c digit number by a single digit m ~ U{2..base-1}
-    written above its last digit (REFERENCE 1.8).  Needs base >= 3."""
+    written above its last digit (docs/original-release.md#multiplication).  Needs base >= 3."""
 
     name, rows, fill, factor, min_complexity, min_base = "multiplication", 2, "zero", 1, 1, 3
 

@@ -60,7 +60,7 @@ print("episode ends of a random policy:", ends)
 # ## What the controller sees
 # Five integers per lane: the symbol under the head, the symbol written at the
 # previous step (or none), whether it explored earlier in this episode, the
-# previous move and the previous write flag (REFERENCE 2.2).
+# previous move and the previous write flag (docs/original-release.md#observation).
 
 # %%
 print("observation fields and their sizes:", env.obs_sizes)
