@@ -16,6 +16,13 @@ dq = rng.normal(size=(T, B, A)).astype("float32"); dl = rng.normal(size=(T, B, V
 
 def make(C, Cfg):
     c = C(Cfg(SIZES, A, V, core="gru", units=200, dtype="float32"), rng=np.random.default_rng(0))
+    if hasattr(c, "rollout"):                    # revisions with Controller.rollout
+        def run():
+            state, rollout = c.initial_state(B), c.rollout(T, B)
+            for t in range(T):
+                _, _, state = rollout.step(obs[t], state, resets[t])
+            rollout.backward(dq, dl)
+        return run
     has_buf = hasattr(c, "step_buffers")
     def run():
         state, caches, fold = c.initial_state(B), [], c.frozen()

@@ -1,7 +1,11 @@
-"""Controller cores, one time step forward and backward (paper section 4;
-REFERENCE 3.2).  Parameters are dicts of named arrays; x (B, D), h (B, H).
+"""Controller cores: one time step forward and backward (paper section 4).
 
-GRU, in the release's convention (every matrix with its own bias)::
+Each core is a pair ``*_step_forward -> (outputs, cache)`` and
+``*_step_backward(upstream gradients, cache) -> (input gradients, parameter
+gradients)``, in the style of CS231n's ``rnn_layers.py``.  Parameters are
+dicts of named arrays; x (B, D) is the step's input, h (B, H) the state.
+
+GRU, in the original release's convention (every matrix with its own bias)::
 
     z  = sigmoid(x W_xz + b_xz + h W_hz + b_hz)          update gate
     r  = sigmoid(x W_xr + b_xr + h W_hr + b_hr)          reset gate
@@ -21,219 +25,110 @@ LSTM (no forget-gate bias trick)::
 
 Stored fused: ``wx`` (D, 4H), ``bx`` (4H,), ``wh`` (H, 4H), ``bh`` (4H,).
 
-Feed-forward: the identity, with no state (as in the release, its only
-memory is the previous action and previous symbol in the observation).
+Feed-forward: no core and no state; its only memory is the previous action
+and the previous symbol in the observation (paper section 4).
+
+``tinyalgo.fast.cores`` computes the same steps with fewer NumPy calls; the
+training loops use it unless the controller is built with ``fast=False``.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
 from tinyalgo.layers import sigmoid
 
 CORES = ("ff", "gru", "lstm")
+STATE_ARRAYS = {"ff": 0, "gru": 1, "lstm": 2}     # arrays of state per layer: (h,) or (h, c)
 
 
-def gate_columns(w, H: int) -> list:
-    """Contiguous copies of the H-wide column blocks of a fused matrix w
-    (D, k H), one per gate.  Made once per rollout (``FrozenController``)."""
-    return [np.ascontiguousarray(w[:, j:j + H]) for j in range(0, w.shape[1], H)]
+class GRUCache(NamedTuple):
+    """What a GRU step keeps for its backward pass; every array (B, H)
+    except ``x`` (B, D).  ``rh`` = r * h, ``cand`` = h~."""
+
+    x: np.ndarray
+    h: np.ndarray
+    z: np.ndarray
+    r: np.ndarray
+    rh: np.ndarray
+    cand: np.ndarray
+    p: dict
 
 
-def matmul_by_gate(a, w, blocks=None, out=None):
-    """a (B, D) @ w (D, k H) -> (B, k H), as one product per gate when the
-    contiguous column ``blocks`` of w are given.
+class LSTMCache(NamedTuple):
+    """What an LSTM step keeps for its backward pass; every array (B, H)
+    except ``x`` (B, D).  ``tc`` = tanh(c')."""
 
-    Why: OpenBLAS's float32 kernel runs a (20, 200) x (200, 200) product at
-    about 150 GFLOP/s and a (20, 200) x (200, 400) one at about 110, so two
-    gate-wide products are faster than one fused product (measured in
-    benchmarks/README.md, "Controllers")."""
-    if blocks is None:
-        return np.matmul(a, w, out=out)
-    H = blocks[0].shape[1]
-    if out is None:
-        out = np.empty((a.shape[0], H * len(blocks)), dtype=np.result_type(a, blocks[0]))
-    for j, block in enumerate(blocks):
-        np.matmul(a, block, out=out[:, j * H:(j + 1) * H])
-    return out
+    x: np.ndarray
+    h: np.ndarray
+    c: np.ndarray
+    i: np.ndarray
+    f: np.ndarray
+    o: np.ndarray
+    g: np.ndarray
+    tc: np.ndarray
+    p: dict
 
 
-def matmul_t_by_gate(d, wt, H: int):
-    """d (B, k H) @ wt (k H, D) -> (B, D), summed over gates: the backward
-    counterpart of ``matmul_by_gate``, with ``wt`` a contiguous transpose (its
-    row blocks are then contiguous too) or any (k H, D) array."""
-    out = d[:, :H] @ wt[:H]
-    for j in range(H, d.shape[1], H):
-        out += d[:, j:j + H] @ wt[j:j + H]
-    return out
-
-
-def gru_step_forward(x, h, p, ax=None, biases_in_ax=False, blocks=None, out=None):
+def gru_step_forward(x, h, p):
     """One GRU step.  x (B, D), h (B, H), p = {wx, bx, wh, bh, whh, bhh}
-    -> (h' (B, H), cache).  ``ax`` = x @ wx + bx if already known; with
-    ``biases_in_ax`` it also holds [bh, bhh] (a FrozenController folds them in,
-    they are constant terms of the same pre-activations).  ``blocks``:
-    ``gate_columns(p["wh"], H)``, if the caller keeps them (faster).
-    ``out``: arrays (zr (B, 2H), rh, cand, h' (B, H)) to write the step's
-    activations into (``StepBuffers.gru_outputs``)."""
+    -> (h' (B, H), GRUCache)."""
     H = h.shape[1]
-    zr_out, rh_out, c_out, h_out = (None,) * 4 if out is None else out
-    if ax is None:
-        ax = x @ p["wx"] + p["bx"]
-    zr = matmul_by_gate(h, p["wh"], blocks, out=zr_out)
-    zr += ax[:, :2 * H]
-    if not biases_in_ax:
-        zr += p["bh"]
-    sigmoid(zr, out=zr)
-    z, r = zr[:, :H], zr[:, H:]
-    rh = np.multiply(r, h, out=rh_out)
-    c = np.matmul(rh, p["whh"], out=c_out)
-    c += ax[:, 2 * H:]
-    if not biases_in_ax:
-        c += p["bhh"]
-    np.tanh(c, out=c)
-    h_new = np.subtract(c, h, out=h_out)
-    h_new *= z
-    h_new += h
-    return h_new, (x, h, z, r, rh, c, p)
+    ax = x @ p["wx"] + p["bx"]                        # (B, 3H): the input's part of all three pre-activations
+    ah = h @ p["wh"] + p["bh"]                        # (B, 2H): the state's part of z and r
+    z = sigmoid(ax[:, :H] + ah[:, :H])
+    r = sigmoid(ax[:, H:2 * H] + ah[:, H:])
+    rh = r * h
+    cand = np.tanh(ax[:, 2 * H:] + rh @ p["whh"] + p["bhh"])
+    h_new = z * cand + (1.0 - z) * h
+    return h_new, GRUCache(x, h, z, r, rh, cand, p)
 
 
-def transposed(p, skip=()) -> dict:
-    """Contiguous transposes of a core's weight matrices, {name: w.T}
-    (except the names in ``skip``).
-
-    The backward recursion multiplies by every weight's transpose once per
-    step; a contiguous copy made once per BPTT is about a third faster in
-    the per-step products than the strided view ``w.T``."""
-    return {k: np.ascontiguousarray(v.T) for k, v in p.items() if k.startswith("w") and k not in skip}
-
-
-def gru_step_backward_pre(dh_new, cache, dax=None, need_dx=True, wt=None):
-    """GRU backward to the inputs and the pre-activations: returns dx (B, D)
-    (None unless ``need_dx``), dh (B, H), dax (B, 3H) (written into ``dax`` if
-    given), dah = dax[:, :2H], dcand = dax[:, 2H:] (the candidate's
-    pre-activation, also the gradient of its ``(r * h) W_hh`` term).
-    ``wt``: ``transposed(p)``, if the caller keeps one (faster)."""
-    x, h, z, r, rh, c, p = cache
+def gru_step_backward(dh_new, cache: GRUCache):
+    """dh' (B, H) -> (dx (B, D), dh (B, H), grads {wx, bx, wh, bh, whh, bhh})."""
+    x, h, z, r, rh, cand, p = cache
     H = h.shape[1]
-    if wt is None:
-        wt = {k: v.T for k, v in p.items() if k.startswith("w")}
-    if dax is None:
-        dax = np.empty((h.shape[0], 3 * H), dtype=h.dtype)
-    dzr, dcand = dax[:, :2 * H], dax[:, 2 * H:]
-    dhz = dh_new * z
-    np.multiply(dhz, 1.0 - c * c, out=dcand)                 # tanh' = 1 - c^2
-    drh = dcand @ wt["whh"]
-    dz = c - h
-    dz *= dhz
-    np.multiply(dz, 1.0 - z, out=dzr[:, :H])                 # sigmoid' = z (1 - z)
-    np.multiply(drh * rh, 1.0 - r, out=dzr[:, H:])           # d(r h)/dr = h, and r h is cached
-    dx = matmul_t_by_gate(dax, wt["wx"], H) if need_dx else None
-    dh = matmul_t_by_gate(dzr, wt["wh"], H)                  # dh = dh' (1 - z) + drh r + dzr W_h^T
-    dh += dh_new
-    dh -= dhz
-    drh *= r
-    dh += drh
-    return dx, dh, dax, dzr, dcand
-
-
-def gru_backward_factors(z, r, h, rh, c):
-    """The step-independent factors of the GRU backward pass, for T steps at
-    once, from the activations of T steps (each (T, B, H): the gates z, r,
-    the state h entering each step, r * h and the candidate c): arrays
-    (T, B, H) of
-        za = z (1 - c^2)            so that dcand = dh' za
-        zp = (c - h) z (1 - z)      so that dz_pre = dh' zp
-        rp = (r h) (1 - r)          so that dr_pre = drh rp
-        omz = 1 - z,  r.
-    Computed in bulk, on (T B, H) arrays, they leave about half the NumPy
-    calls in each step of ``gru_step_backward_factored``."""
-    omz = 1.0 - z
-    za = c * c
-    np.subtract(1.0, za, out=za)
-    za *= z
-    zp = c - h
-    zp *= z
-    zp *= omz
-    rp = 1.0 - r
-    rp *= rh
-    return za, zp, rp, omz, r
-
-
-def gru_step_backward_factored(dh_new, factors, dax, wt, need_dx=True):
-    """``gru_step_backward_pre`` with the factors of one step (the t-th rows of
-    ``gru_backward_factors``) and a kept ``transposed(p)``: the same dx, dh and
-    pre-activation gradients (written into ``dax`` (B, 3H)), fewer calls."""
-    za, zp, rp, omz, r = factors
-    H = dh_new.shape[1]
-    dcand = np.multiply(dh_new, za, out=dax[:, 2 * H:])
-    drh = dcand @ wt["whh"]
-    np.multiply(dh_new, zp, out=dax[:, :H])
-    np.multiply(drh, rp, out=dax[:, H:2 * H])
-    dx = matmul_t_by_gate(dax, wt["wx"], H) if need_dx else None
-    dh = matmul_t_by_gate(dax[:, :2 * H], wt["wh"], H)       # dh = dzr W_h^T + dh' (1 - z) + drh r
-    drh *= r
-    dh += drh
-    np.multiply(dh_new, omz, out=drh)
-    dh += drh
-    return dx, dh
-
-
-def gru_step_backward(dh_new, cache):
-    """dh' (B, H) -> (dx (B, D), dh (B, H), grads dict of the parameters)."""
-    x, h, z, r, rh, c, p = cache
-    dx, dh, dax, dah, dcand = gru_step_backward_pre(dh_new, cache)
+    dcand = dh_new * z * (1.0 - cand * cand)          # through tanh: the candidate's pre-activation
+    dz = dh_new * (cand - h) * z * (1.0 - z)          # through sigmoid: z's pre-activation
+    drh = dcand @ p["whh"].T
+    dr = drh * h * r * (1.0 - r)                      # r's pre-activation
+    dax = np.concatenate([dz, dr, dcand], axis=1)     # (B, 3H): all three pre-activations
+    dah = dax[:, :2 * H]                              # the part that h W_h + b_h reaches
+    dx = dax @ p["wx"].T
+    dh = dh_new * (1.0 - z) + drh * r + dah @ p["wh"].T
     grads = {"wx": x.T @ dax, "bx": dax.sum(0), "wh": h.T @ dah, "bh": dah.sum(0),
              "whh": rh.T @ dcand, "bhh": dcand.sum(0)}
     return dx, dh, grads
 
 
-def lstm_step_forward(x, h, c, p, ax=None, biases_in_ax=False, blocks=None):
+def lstm_step_forward(x, h, c, p):
     """One LSTM step.  x (B, D), h, c (B, H), p = {wx, bx, wh, bh}
-    -> (h' (B, H), c' (B, H), cache).  ``ax`` = x @ wx + bx if already known;
-    with ``biases_in_ax`` it also holds bh.  ``blocks``:
-    ``gate_columns(p["wh"], H)``, if the caller keeps them (faster)."""
+    -> (h' (B, H), c' (B, H), LSTMCache)."""
     H = h.shape[1]
-    a = matmul_by_gate(h, p["wh"], blocks)
-    a += x @ p["wx"] + p["bx"] if ax is None else ax
-    if not biases_in_ax:
-        a += p["bh"]
-    ifo = sigmoid(a[:, :3 * H], out=a[:, :3 * H])
-    i, f, o = ifo[:, :H], ifo[:, H:2 * H], ifo[:, 2 * H:]
-    g = np.tanh(a[:, 3 * H:], out=a[:, 3 * H:])
+    a = x @ p["wx"] + p["bx"] + h @ p["wh"] + p["bh"]      # (B, 4H)
+    i, f, o = sigmoid(a[:, :H]), sigmoid(a[:, H:2 * H]), sigmoid(a[:, 2 * H:3 * H])
+    g = np.tanh(a[:, 3 * H:])
     c_new = f * c + i * g
     tc = np.tanh(c_new)
-    return o * tc, c_new, (x, h, c, i, f, o, g, tc, p)
+    return o * tc, c_new, LSTMCache(x, h, c, i, f, o, g, tc, p)
 
 
-def lstm_step_backward_pre(dh_new, dc_new, cache, da=None, need_dx=True, wt=None):
-    """LSTM backward to the inputs and the pre-activations: returns dx (B, D)
-    (None unless ``need_dx``), dh (B, H), dc (B, H), da (B, 4H) (written into
-    ``da`` if given).  ``wt``: ``transposed(p)``, if the caller keeps one."""
+def lstm_step_backward(dh_new, dc_new, cache: LSTMCache):
+    """(dh' (B, H), dc' (B, H)) -> (dx (B, D), dh (B, H), dc (B, H), grads {wx, bx, wh, bh})."""
     x, h, c, i, f, o, g, tc, p = cache
-    if wt is None:
-        wt = {k: v.T for k, v in p.items() if k.startswith("w")}
-    H = h.shape[1]
-    if da is None:
-        da = np.empty((h.shape[0], 4 * H), dtype=h.dtype)
-    dc_total = dc_new + dh_new * o * (1.0 - tc * tc)
-    np.multiply(dc_total * g, i * (1.0 - i), out=da[:, :H])
-    np.multiply(dc_total * c, f * (1.0 - f), out=da[:, H:2 * H])
-    np.multiply(dh_new * tc, o * (1.0 - o), out=da[:, 2 * H:3 * H])
-    np.multiply(dc_total * i, 1.0 - g * g, out=da[:, 3 * H:])
-    return ((matmul_t_by_gate(da, wt["wx"], H) if need_dx else None), matmul_t_by_gate(da, wt["wh"], H),
-            dc_total * f, da)
-
-
-def lstm_step_backward(dh_new, dc_new, cache):
-    """(dh', dc') -> (dx, dh, dc, grads dict of the parameters)."""
-    x, h = cache[0], cache[1]
-    dx, dh, dc, da = lstm_step_backward_pre(dh_new, dc_new, cache)
+    dc_total = dc_new + dh_new * o * (1.0 - tc * tc)       # c' reaches the loss directly and through h'
+    da = np.concatenate([dc_total * g * i * (1.0 - i),     # (B, 4H): the pre-activations of i, f, o, g
+                         dc_total * c * f * (1.0 - f),
+                         dh_new * tc * o * (1.0 - o),
+                         dc_total * i * (1.0 - g * g)], axis=1)
     db = da.sum(0)
-    return dx, dh, dc, {"wx": x.T @ da, "bx": db, "wh": h.T @ da, "bh": db.copy()}
+    grads = {"wx": x.T @ da, "bx": db, "wh": h.T @ da, "bh": db.copy()}
+    return da @ p["wx"].T, da @ p["wh"].T, dc_total * f, grads
 
 
 def core_param_shapes(core: str, D: int, H: int) -> dict:
-    """Named parameter shapes of one core layer, with each block's fan-in."""
+    """Named parameter shapes of one core layer with D inputs and H units."""
     if core == "gru":
         return {"wx": (D, 3 * H), "bx": (3 * H,), "wh": (H, 2 * H), "bh": (2 * H,), "whh": (H, H), "bhh": (H,)}
     if core == "lstm":

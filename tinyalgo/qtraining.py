@@ -145,17 +145,14 @@ class QTrainer:
         exploratory = np.zeros((T + 1, B), dtype=bool)
         v_hat = np.empty((T + 1, B))
         targets = np.empty((T, B), dtype=np.int64)                    # the symbol a write must produce
-        caches = []
         eps = self.epsilon()
         obs, hidden, reset = self.obs, self.hidden, self.reset
-        fold = ctrl.frozen()                                          # parameters are fixed until the SGD step
-        buffers = ctrl.step_buffers(T, B)                             # the steps' activations, read by BPTT
+        rollout = ctrl.rollout(T, B)                                  # parameters are fixed until the SGD step
         explore = self.rng.random((T, B)) < eps                       # epsilon-greedy, drawn for the whole rollout
         explore[:, :cfg.greedy_lanes] = False                         # ... except on the greedy lanes
         random_actions = self.rng.integers(0, A, size=(T, B))
         for t in range(T):
-            q, scores, hidden, cache = ctrl.step(obs, hidden, reset, fold=fold, logits=True, buffers=buffers)
-            caches.append(cache)
+            q, scores, hidden = rollout.step(obs, hidden, reset)
             greedy = q.argmax(axis=1)
             a = np.where(explore[t], random_actions[t], greedy)
             exploratory[t] = a != greedy
@@ -164,7 +161,7 @@ class QTrainer:
             result = env.step(a, scores.argmax(axis=1), probs, explored=exploratory[t])
             qs[t], actions[t], rewards[t], terminal[t] = q, a, result.reward, result.done
             obs, reset = result.obs, result.done
-        q_next, _, _ = fold.infer(obs, hidden, reset)                  # bootstrap at the rollout's end
+        q_next, _, _ = rollout.infer(obs, hidden, reset)               # bootstrap at the rollout's end
         self.obs, self.hidden, self.reset = obs, hidden, reset
         v_hat[T] = env.v_hat
         dlogp = np.zeros((T, B, env.vocab.size), dtype=dtype)          # cross-entropy on every write
@@ -175,7 +172,7 @@ class QTrainer:
         dq, _ = qlearning.td_gradient(qs.astype(np.float64), actions, targets, np.ones((T, B), bool), cfg.q_lr)
         if self.state.penalty_on and cfg.penalty:
             dq = dq + qlearning.penalty(qs.astype(np.float64), cfg.kappa)[1]
-        grads, _ = ctrl.backward(caches, dq.astype(dtype), dlogp)
+        grads, _ = rollout.backward(dq.astype(dtype), dlogp)
         lr = cfg.solved_lr if cfg.solved_lr and self._slower() else cfg.lr
         norm = sgd_step(ctrl.params, scale_gradients(grads, B, T), lr, cfg.max_norm)
         self.state.chars += B * T

@@ -55,13 +55,11 @@ def supervised_rollout(controller, env, obs, state, reset, T):
     """T steps along the ground truth; returns the gradients of the summed
     cross-entropies and the carried (obs, state, reset)."""
     B, ar = env.batch, np.arange(env.batch)
-    caches, fold = [], controller.frozen()                       # parameters are fixed during the rollout
-    buffers = controller.step_buffers(T, obs.shape[0])           # the steps' activations, read by BPTT
+    rollout = controller.rollout(T, B)                           # parameters are fixed during the rollout
     dq = np.zeros((T, B, env.n_actions), dtype=controller.params["q.w"].dtype)
     dlogp = np.zeros((T, B, env.vocab.size), dtype=dq.dtype)
     for t in range(T):
-        q, scores, state, cache = controller.step(obs, state, reset, fold=fold, logits=True, buffers=buffers)
-        caches.append(cache)
+        q, scores, state = rollout.step(obs, state, reset)
         gold = env.ground_truth()
         known = gold >= 0
         gold = np.maximum(gold, 0)
@@ -71,7 +69,7 @@ def supervised_rollout(controller, env, obs, state, reset, T):
         dlogp[t, ar[write], env.next_target[write]] = -1.0      # d(-log p[target]) / dlogp
         result = env.step(gold, scores.argmax(axis=1))
         obs, reset = result.obs, result.done
-    grads, _ = controller.backward(caches, dq, dlogp)
+    grads, _ = rollout.backward(dq, dlogp)
     return grads, obs, state, reset
 
 

@@ -56,4 +56,4 @@ class StepBuffers:
     def covers(self, caches) -> bool:
         """True if ``caches`` are exactly this buffer's rows 0 .. T'-1, in order
         (then the backward pass can read the (T', B, ...) arrays directly)."""
-        return all(c[7] is not None and c[7][0] is self and c[7][1] == i for i, c in enumerate(caches))
+        return all(c.rows is not None and c.rows[0] is self and c.rows[1] == i for i, c in enumerate(caches))

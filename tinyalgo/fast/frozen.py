@@ -18,7 +18,7 @@ Three things are folded once, when the parameters stop changing:
   the same pre-activations) go into the first group's table.
 * **The two heads into one** (units, n_actions + n_symbols) matrix.
 * **Each recurrent matrix into contiguous per-gate column blocks**
-  (``cores.gate_columns``: one product per gate is faster).
+  (``fast.cores.gate_columns``: one product per gate is faster).
 
 Same outputs as ``Controller.infer`` up to float rounding.  Build a new one
 after the parameters change.
@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinyalgo import cores
+from tinyalgo.fast import controller as fast_controller
+from tinyalgo.fast.cores import gate_columns
 
 MAX_GROUP_ROWS = 512    # a table of 512 x 600 float32 is 1.2 MB: built in ~50 us, gathered from in cache
 
@@ -90,8 +91,8 @@ class FrozenController:
         groups = field_groups(cfg.obs_sizes)
         self.tables = group_tables(M, cfg._offsets, cfg.obs_sizes, groups, const)
         self.strides = group_strides(cfg.obs_sizes, groups)
-        self.gate_blocks = [cores.gate_columns(P[f"core{l}.wh"], cfg.units)
-                            for l in range(len(controller._layer_params))]
+        self.gate_blocks = [gate_columns(P[f"core{l}.wh"], cfg.units)
+                            for l in range(len(controller.layers()))]
         self.heads_w = np.concatenate([P["q.w"], P["sym.w"]], axis=1)
         self.heads_b = np.concatenate([P["q.b"], P["sym.b"]])
         self.initial_state = controller.initial_state
@@ -108,5 +109,5 @@ class FrozenController:
 
     def infer(self, obs, state, reset=None):
         """Same as ``Controller.infer``.  Returns (q, logp, state)."""
-        q, logp, state, _ = self.controller.step(obs, state, reset, keep_cache=False, fold=self)
+        q, logp, state, _ = fast_controller.step(self.controller, obs, state, reset, fold=self, keep_cache=False)
         return q, logp, state
