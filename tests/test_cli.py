@@ -1,4 +1,5 @@
 """The command line: ``tinyalgo show`` and one-line errors with status 2."""
+import re
 import subprocess
 import sys
 
@@ -50,15 +51,36 @@ def test_train_then_resume_then_evaluate(tmp_path, capsys):
     assert (tmp_path / "e.json").exists()
     capsys.readouterr()
     assert main(["evaluate", out + "/checkpoint.npz", "--complexities", "10", "--instances", "5", "--departures"]) == 0
-    text = capsys.readouterr().out        # an untrained copy model: failed instances, each with its first departure
-    failed = int(text.split("complexity 10: ")[1].split(" of 5 failed")[0])
-    assert text.count("  instance ") == failed and ("instead of" in text or "never left" in text or failed == 0)
+    text = capsys.readouterr().out        # a barely trained copy model: failed instances, each with its first departure
+    check_departures(text, complexity=10, instances=5)
     assert main(["evaluate", out + "/checkpoint.npz", "--complexities", "10", "12", "--epsilon", "0.05"]) == 0
     text = capsys.readouterr().out        # the greedy lines, then the same complexities acting as training lanes
     assert "acting as a training lane (epsilon 0.05)" in text and text.count("complexity     1") == 4
     assert main(["evaluate", out + "/checkpoint.npz", "--epsilon", "1.5"]) == 2
     captured = capsys.readouterr()
     assert "epsilon must be in [0, 1]; got 1.5" in captured.err and captured.out == ""
+
+
+DEPARTURE = re.compile(r"left them at step (\d+) \(output (\d+)\): (\S+) \(Q (-?\d+\.\d+)\)"
+                       r" instead of (\S+) \(Q (-?\d+\.\d+)\)")
+
+
+def check_departures(text: str, complexity: int, instances: int) -> None:
+    """``evaluate --departures`` on copy: the instances the greedy line counts
+    as failed (at least one), each listed once with how it ended and the
+    greedy action it took instead of copy's ground truth (right+write)."""
+    solved = float(re.search(rf"complexity +{complexity}: solved +([\d.]+)%", text)[1]) / 100
+    failed = int(re.search(rf"complexity {complexity}: (\d+) of {instances} failed;", text)[1])
+    assert failed == round(instances * (1 - solved)) and failed >= 1, text
+    lines = re.findall(r"^  instance +(\d+): ([a-z ]+); (.*)$", text, flags=re.M)
+    assert len(lines) == failed and len({lane for lane, _, _ in lines}) == failed, text
+    for lane, reason, where in lines:
+        assert 0 <= int(lane) < instances and reason in ("wrong write", "timeout"), where
+        if where != "never left the ground-truth actions":
+            step, output, action, q_action, truth, q_truth = DEPARTURE.fullmatch(where).groups()
+            assert truth == "right+write" and action != truth, where     # copy's ground truth, every step
+            assert int(output) == int(step) < complexity, where           # each step before it wrote one output
+            assert float(q_action) >= float(q_truth), where               # greedy: the taken action's Q is the max
 
 
 def test_resume_of_a_missing_run_is_one_line(tmp_path, capsys):
