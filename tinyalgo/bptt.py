@@ -1,4 +1,4 @@
-"""Backpropagation through time (paper section 4): the gradients of a
+"""Backpropagation through time (docs/original-release.md#bptt): the gradients of a
 rollout's losses with respect to the controller's parameters and its
 initial state, from the list of the rollout's step caches.
 

@@ -1,4 +1,4 @@
-"""The controller (paper section 4, Figure 1), one time step at a time:
+"""The controller (paper section 2, Figure 1), one time step at a time:
 
     observation (B, F) -> one-hot -> affine (no nonlinearity) -> core layers
       -> affine ("extra", no nonlinearity) -> tanh = t (B, H)

@@ -1,5 +1,5 @@
-"""The controller's configuration and its parameters (paper section 4;
-REFERENCE 3.1-3.3): ``ControllerConfig`` (observation fields, actions,
+"""The controller's configuration and its parameters (paper section 2;
+docs/original-release.md#controller): ``ControllerConfig`` (observation fields, actions,
 vocabulary, core, units, layers, initialisation, dtype), the named parameter
 shapes it implies, and ``init_params``.  The network itself is
 ``tinyalgo.controller``."""
@@ -66,7 +66,7 @@ class ControllerConfig:
 
 
 def init_params(config: ControllerConfig, rng: np.random.Generator) -> dict:
-    """Initial parameters (REFERENCE 3.3): "torch" draws every weight and bias
+    """Initial parameters (docs/original-release.md#initialisation): "torch" draws every weight and bias
     from U(+-2/sqrt(fan_in)) (Torch's Linear default, then x 2 as in the
     release); "glorot" draws weights from Glorot-uniform x 2 (per fused block)
     with zero biases.  The initial recurrent state is zero."""

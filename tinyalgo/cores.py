@@ -1,4 +1,5 @@
-"""Controller cores: one time step forward and backward (paper section 4).
+"""Controller cores: one time step forward and backward (paper section 2;
+docs/original-release.md#cores).
 
 Each core is a pair ``*_step_forward -> (outputs, cache)`` and
 ``*_step_backward(upstream gradients, cache) -> (input gradients, parameter
@@ -26,7 +27,7 @@ LSTM (no forget-gate bias trick)::
 Stored fused: ``wx`` (D, 4H), ``bx`` (4H,), ``wh`` (H, 4H), ``bh`` (4H,).
 
 Feed-forward: no core and no state; its only memory is the previous action
-and the previous symbol in the observation (paper section 4).
+and the previous symbol in the observation (docs/original-release.md#observation).
 
 ``tinyalgo.fast.cores`` computes the same steps with fewer NumPy calls; the
 training loops use it unless the controller is built with ``fast=False``.

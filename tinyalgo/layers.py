@@ -26,7 +26,7 @@ def field_offsets(sizes) -> np.ndarray:
 
 
 def onehot(obs, sizes) -> np.ndarray:
-    """Concatenated one-hots of the observation fields (REFERENCE 2.2).
+    """Concatenated one-hots of the observation fields (docs/original-release.md#observation).
     obs int (B, F), field f in 0..sizes[f]-1 -> (B, sum(sizes)) of 0/1."""
     obs = np.asarray(obs)
     out = np.zeros((obs.shape[0], int(np.sum(sizes))))

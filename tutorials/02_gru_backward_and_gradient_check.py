@@ -1,34 +1,43 @@
 # %% [markdown]
 # # Tutorial 2: a GRU step, its backward pass, and a gradient check
 #
-# The controller's core is a GRU in the release's convention (paper section 4;
-# REFERENCE 3.2): the reset gate multiplies h *before* the recurrent matrix.
+# The controller's core is a GRU in the original release's convention (paper
+# section 2; docs/original-release.md#cores): the reset gate multiplies h *before* the recurrent matrix.
 #
 #     z  = sigmoid(x W_xz + h W_hz + b)      r = sigmoid(x W_xr + h W_hr + b)
 #     h~ = tanh(x W_xh + (r * h) W_hh + b)    h' = z * h~ + (1 - z) * h
 #
-# An assignment: write `my_gru_step_backward` below (the stub returns zeros),
-# then run this file: the gradient check tells you which gradient is wrong.
-# `tinyalgo.cores.gru_step_backward` is the reference answer.
+# `tinyalgo.cores.gru_step_forward` returns h' and a cache (`GRUCache`, its
+# fields named x, h, z, r, rh, cand, p); `gru_step_backward(dh', cache)` returns
+# the gradients on x, on h and on every parameter.  These are the functions
+# that train the controller on the reference path (`tinyalgo train --reference`,
+# `Controller(..., fast=False)`): the last cell shows it.
+#
+# What you should see: every relative error below 1e-6 (about 1e-9 to 1e-11),
+# the stub's gradient check failing on every parameter, and the reference path
+# calling `gru_step_backward` once per step of a rollout.
 
 # %%
 import numpy as np
 
+from tinyalgo import controller as controller_module
+from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.cores import core_param_shapes, gru_step_backward, gru_step_forward
-from tinyalgo.gradcheck import check_gradients, format_report, rel_error
+from tinyalgo.gradcheck import check_gradients, format_report
 
 rng = np.random.default_rng(0)
 B, D, H = 3, 4, 5
-params = {k: rng.uniform(-0.9, 0.9, size=s) for k, s in core_param_shapes("gru", D, H).items()}
+params = {k: rng.uniform(-0.9, 0.9, size=s) for k, s in core_param_shapes("gru", D, H).items()}   # random biases too
 x, h = rng.normal(size=(B, D)), rng.normal(size=(B, H))     # random input AND random initial state
 dout = rng.normal(size=(B, H))                              # upstream gradient on h'
 print({k: v.shape for k, v in params.items()})
 
 # %% [markdown]
-# ## The analytic gradient (the reference implementation)
+# ## The analytic gradient
 
 # %%
 h_new, cache = gru_step_forward(x, h, params)
+print("cache fields:", cache._fields)
 dx, dh, grads = gru_step_backward(dout, cache)
 
 # %% [markdown]
@@ -42,7 +51,13 @@ def loss():
     return float(np.sum(gru_step_forward(x, h, params)[0] * dout))
 
 
-report = check_gradients(loss, dict(params, x=x, h=h), dict(grads, x=dx, h=dh))
+def gradient_check(backward):
+    """The worst relative error per array of ``backward``'s gradients against centred differences."""
+    bx, bh, bgrads = backward(dout, gru_step_forward(x, h, params)[1])
+    return check_gradients(loss, dict(params, x=x, h=h), dict(bgrads, x=bx, h=bh))
+
+
+report = gradient_check(gru_step_backward)
 for name, err in report["errors"].items():
     print(f"{name:4s} relative error {err:.2e}")
 print(format_report(report))
@@ -50,17 +65,47 @@ assert max(report["errors"].values()) < 1e-6
 
 # %% [markdown]
 # ## Your turn
-# Fill in the body; each line of the forward pass has one line here.
+# Fill in the body of `my_gru_step_backward`; each line of the forward pass has
+# one line here.  The gradient check, not a copy of the answer, says which
+# gradient is wrong.  (Until you do, the check reports every array as wrong.)
 
 # %%
 def my_gru_step_backward(dh_new, cache):
-    x, h, z, r, rh, c, p = cache
+    x, h, z, r, rh, cand, p = cache
     # TODO: replace these zeros with the real gradients
     return np.zeros_like(x), np.zeros_like(h), {k: np.zeros_like(v) for k, v in p.items()}
 
 
-mine_dx, mine_dh, mine = my_gru_step_backward(dout, cache)
-errors = {k: rel_error(mine[k], grads[k]) for k in grads}
-errors.update(x=rel_error(mine_dx, dx), h=rel_error(mine_dh, dh))
-print("your backward pass:", "all correct" if max(errors.values()) < 1e-7 else
-      "wrong: " + ", ".join(k for k, e in errors.items() if e >= 1e-7))
+mine = gradient_check(my_gru_step_backward)["errors"]
+wrong = sorted(k for k, e in mine.items() if e >= 1e-6)
+print("your backward pass:", "all correct" if not wrong else "wrong: " + ", ".join(wrong))
+assert wrong == sorted(mine), "the stub's zeros are wrong for every array"
+
+# %% [markdown]
+# ## The same functions train the controller
+# A controller on the reference path steps with `gru_step_forward` and
+# backpropagates through time with `gru_step_backward`, once per step
+# (`tinyalgo.bptt`).  Count the calls over a rollout of T = 6 steps.
+
+# %%
+calls = []
+
+
+def counting_backward(dh_new, cache):
+    calls.append(dh_new.shape)
+    return gru_step_backward(dh_new, cache)
+
+
+controller_module.gru_step_backward, taught = counting_backward, controller_module.gru_step_backward
+try:
+    ctrl = Controller(ControllerConfig((5, 5, 2, 5, 3), n_actions=8, n_symbols=5, units=H), fast=False,
+                      rng=np.random.default_rng(1))
+    T, state, rollout = 6, ctrl.initial_state(B), ctrl.rollout(6, B)
+    for t in range(T):
+        obs = np.stack([rng.integers(0, s, size=B) for s in (5, 5, 2, 5, 3)], axis=1)
+        q, scores, state = rollout.step(obs, state)
+    rollout.backward(rng.normal(size=(T, B, 8)), rng.normal(size=(T, B, 5)))
+finally:
+    controller_module.gru_step_backward = taught
+print(f"gru_step_backward called {len(calls)} times for {T} steps")
+assert len(calls) == T

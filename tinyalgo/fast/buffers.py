@@ -1,5 +1,5 @@
 """Preallocated arrays for one rollout's step caches (backprop through time,
-paper section 4; REFERENCE 3.4).
+docs/original-release.md#bptt).
 
 Backpropagation through time needs every step's activations again, and its
 weight gradients read each of them as one (T B, ...) array: ``h.T @ dz`` over

@@ -4,7 +4,7 @@ rollout, evaluation one per model): ``FrozenController``.
 Three things are folded once, when the parameters stop changing:
 
 * **The embedding into the first matrix after it.**  The controller's input
-  is the one-hot encoding of the observation's F fields (paper section 4),
+  is the one-hot encoding of the observation's F fields (docs/original-release.md#observation),
   embedded by an affine map and multiplied by the first matrix W after it
   (the core's ``wx``, or ``extra.w`` for FF).  Both are linear, so
   ``onehot @ embed.w @ W`` is the sum of the F rows of M = embed.w @ W that
