@@ -83,18 +83,17 @@ def test_confirm_length_trains_on_past_the_papers_solve(confirmed):
 
 
 def test_the_dynamic_discount_carries_gamma():
-    """QConfig.gamma is the paper's gamma in gamma * V'/V (1 in the release)."""
+    """gamma is the paper's gamma in gamma * V'/V (1 in the release), in both Q variants."""
     from tinyalgo import qlearning
-    from tinyalgo.qtraining import q_targets
     rng = np.random.default_rng(0)
     T, B = 6, 3
     r, q = rng.integers(0, 2, (T, B)).astype(float), rng.random((T + 1, B))
     v = np.arange(T + 1, 0, -1)[:, None] * np.ones((1, B))
     explore, term = rng.random((T + 1, B)) < 0.3, np.zeros((T, B), bool)
-    got = q_targets(QConfig(gamma=0.9), r, q, v, explore, term)
+    got = qlearning.targets("watkins", "dynamic", r, q, v, explore, term, gamma=0.9)
     np.testing.assert_allclose(got, qlearning.watkins_targets(r, q, explore, term, gamma=0.9, v_hat=v))
-    assert not np.allclose(got, q_targets(QConfig(), r, q, v, explore, term))
-    one_step = q_targets(QConfig(gamma=0.9, q="one-step"), r, q, v, explore, term)
+    assert not np.allclose(got, qlearning.targets("watkins", "dynamic", r, q, v, explore, term))
+    one_step = qlearning.targets("one-step", "dynamic", r, q, v, explore, term, gamma=0.9)
     np.testing.assert_allclose(one_step[:-1], r[:-1] / v[:-2] + 0.9 * v[1:-1] / v[:-2] * q[1:-1])
 
 

@@ -164,6 +164,20 @@ def watkins_targets(rewards, q_max, exploratory, terminal, gamma=1.0, v_hat=None
     return out
 
 
+def targets(q_kind: str, discount: str, rewards, q_max, v_hat, exploratory, terminal, gamma=1.0, lam=1.0):
+    """The Q targets (T, B) of one of the paper's variants (sections 6.1-6.2):
+    ``q_kind`` "watkins" (Watkins Q(lambda)) or "one-step"; ``discount``
+    "dynamic" (gamma * V-hat'/V-hat, with rewards divided by V-hat) or a
+    constant ("1", "0.99", "0.95").  Arrays as in ``watkins_targets``."""
+    dynamic = discount == "dynamic"
+    if q_kind == "watkins":
+        return watkins_targets(rewards, q_max, exploratory, terminal, gamma=gamma if dynamic else float(discount),
+                               v_hat=v_hat if dynamic else None, lam=lam)
+    if dynamic:
+        return dynamic_one_step_targets(rewards, q_max, v_hat, terminal, gamma)
+    return one_step_targets(rewards, q_max, terminal, float(discount))
+
+
 def penalty(q, kappa, mask=None):
     """The penalty on the Q-function of paper section 6.3, kappa * ||sum_a Qhat(s, a) - 1||^2.
 

@@ -45,19 +45,6 @@ from tinyalgo.optim import scale_gradients, sgd_step
 from tinyalgo.qconfig import QConfig, RunState
 from tinyalgo.tasks import make_task
 
-def q_targets(cfg: QConfig, rewards, q_max, v_hat, exploratory, terminal):
-    """The Q targets (T, B) of the configured variant (paper 6.1-6.2)."""
-    if cfg.q == "watkins":
-        if cfg.discount == "dynamic":
-            return qlearning.watkins_targets(rewards, q_max, exploratory, terminal, gamma=cfg.gamma, v_hat=v_hat,
-                                             lam=cfg.lam)
-        return qlearning.watkins_targets(rewards, q_max, exploratory, terminal, gamma=float(cfg.discount),
-                                         lam=cfg.lam)
-    if cfg.discount == "dynamic":
-        return qlearning.dynamic_one_step_targets(rewards, q_max, v_hat, terminal, cfg.gamma)
-    return qlearning.one_step_targets(rewards, q_max, terminal, float(cfg.discount))
-
-
 class QTrainer:
     """A Q-learning run: ``run()`` trains until solved, out of budget, or
     stopped; ``snapshot()``/``restore()`` give resumable checkpoints."""
@@ -109,24 +96,13 @@ class QTrainer:
 
     # --------------------------------------------------------------- update
     def epsilon(self) -> float:
-        """Exploration rate on the training lanes.
+        """Exploration rate on the training lanes (paper section 6: epsilon-greedy).
 
-        "constant" (default): ``cfg.epsilon`` (0.05) throughout, as the paper
-        and the issue state it.  "release": the Torch release under LuaJIT
-        (docs/original-release.md#exploration): 0 once the validation characters are all right,
-        or >= 90% right after the penalty switch.  The release keys that
-        accuracy per sample complexity, so each curriculum advance turned
-        exploration back on for the new complexities; keyed on the one
-        validation at C, as here, it stops exploring for good soon after the
-        penalty switch, and the models it gives fail more often on long
-        instances (``figures/README.md``).
-
-        ``cfg.greedy_lanes`` of the lanes never explore (``update``).  With
-        epsilon on every lane, one step in 20 is random and most random
-        actions spoil the episode, so past complexity ~150 of 3-number
-        addition no training episode reaches its last column: the final carry
-        is never trained again and is forgotten (figures/README.md).  Greedy
-        lanes run whole instances, as the tests do."""
+        "constant" (default): ``cfg.epsilon`` (0.05) throughout.  "release":
+        the original release's schedule (docs/original-release.md#exploration):
+        0 once the validation characters are all right, or >= 90% right after
+        the penalty switch.  ``cfg.greedy_lanes`` of the lanes never explore
+        (``update``): they run whole instances, as the tests do."""
         if self.cfg.exploration == "release":
             acc = self.state.val_char_accuracy
             if acc >= 1.0 or (self.state.penalty_on and acc >= 0.9):
@@ -168,7 +144,8 @@ class QTrainer:
         step, lane = np.nonzero(actions >= env.n_moves)
         dlogp[step, lane, targets[step, lane]] = -1.0
         q_max = np.concatenate([qs.max(axis=2), q_next.max(axis=1)[None]]).astype(np.float64)
-        targets = q_targets(cfg, rewards, q_max, v_hat, exploratory, terminal)
+        targets = qlearning.targets(cfg.q, cfg.discount, rewards, q_max, v_hat, exploratory, terminal,
+                                    gamma=cfg.gamma, lam=cfg.lam)
         dq, _ = qlearning.td_gradient(qs.astype(np.float64), actions, targets, np.ones((T, B), bool), cfg.q_lr)
         if self.state.penalty_on and cfg.penalty:
             dq = dq + qlearning.penalty(qs.astype(np.float64), cfg.kappa)[1]
@@ -268,10 +245,8 @@ class QTrainer:
         """Out of budget without the confirmation: the last model and the best
         tested one (``state.best``) take the same fresh test at
         ``confirm_length``; if the best one does better, the run ends with it
-        (``keep_best``).  Long runs can get worse after their best point
-        (3-number addition in figures/README.md); this keeps what they had
-        learned.  The same instances for both, and not the best one's old
-        score: that was the highest of many tests, so it flatters the model."""
+        (``keep_best``).  Both take the same instances, so neither is judged by
+        an older, luckier score."""
         cfg, s = self.cfg, self.state
         if not (cfg.keep_best and cfg.confirm_length and s.best is not None and self.best_params is not None):
             return
