@@ -5,16 +5,16 @@ Backpropagation through time needs every step's activations again, and its
 weight gradients read each of them as one (T B, ...) array: ``h.T @ dz`` over
 all T steps at once.  When the steps keep their activations as separate
 (B, ...) arrays the backward pass first stacks them, T small copies per
-quantity; a GRU-200 rollout spends about 8 us a step on it.  With
-``StepBuffers`` each step writes its activations straight into row t of
-(T, B, ...) arrays, and the backward pass takes those arrays as they are.
+quantity.  With ``StepBuffers`` each step writes its activations straight
+into row t of (T, B, ...) arrays, and the backward pass takes those arrays
+as they are.
 
-Use: ``buffers = controller.step_buffers(T, B)``, then
-``controller.step(..., buffers=buffers)`` for steps 0 .. T-1 and
-``controller.backward(caches, ...)`` as usual.  A buffer holds one rollout:
-make a new one for the next (the caches of the old one stay valid as long as
-nothing else writes into it).  GRU and FF controllers; an LSTM's step ignores
-the core's part (its caches are stacked as before).
+Use: ``fast.controller.FastRollout`` makes one per rollout and passes it to
+each ``fast.controller.step``; ``fast.bptt.backward`` then reads it.  A
+buffer holds one rollout: make a new one for the next (the caches of the old
+one stay valid as long as nothing else writes into it).  GRU and FF
+controllers; an LSTM's step ignores the core's part (its caches are stacked
+as before).
 """
 from __future__ import annotations
 

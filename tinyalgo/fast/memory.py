@@ -3,9 +3,8 @@
 A BPTT rollout keeps every step's cache alive until the backward pass, a few
 MiB of small arrays, and frees them all at once.  By default glibc hands freed
 memory at the top of the heap back to the operating system as soon as more
-than 128 KiB is free, so the next rollout touches fresh pages again: on the
-2-core benchmark machine about 100,000 page faults per second of training,
-a quarter of a GRU-200 forward-backward step (``benchmarks/README.md``).
+than 128 KiB is free, so the next rollout touches fresh pages again, and
+each page touched for the first time is a page fault.
 
 ``keep_freed_memory()`` asks glibc (``mallopt``) to keep up to ``trim_mib``
 of freed memory and to serve arrays below ``mmap_mib`` from the heap.  The
