@@ -1,0 +1,45 @@
+"""The walk task on the input grid (paper section 3, Figure 2)."""
+from __future__ import annotations
+
+import numpy as np
+
+from tinyalgo.board import random_digits
+from tinyalgo.instances import Instances
+from tinyalgo.tasks.base import DOWN, LEFT, RIGHT, UP, Task, _pad_actions
+
+
+class Walk(Task):
+    """Walk right to an arrow, turn, and copy the digits met (docs/original-release.md#walk)."""
+
+    name, interface, fill, factor, min_complexity = "walk", "grid", "random", 1, 2
+    ARROW_MOVES = {"l": LEFT, "u": UP, "d": DOWN}
+
+    def sample(self, rng, complexities, level=None, low_accuracy=False):
+        c = self.check_complexities(complexities)
+        arrows = np.array(["l", "u", "d"])[rng.integers(0, 3, size=len(c))]
+        return self.build(c, arrows, self._keys(rng, len(c)))
+
+    def build(self, complexities, arrows, keys):
+        """complexities c (k,), arrows (k,) of 'l' 'u' 'd', keys (k,)."""
+        c, keys = np.asarray(complexities, dtype=np.int64), np.asarray(keys, dtype=np.int64)
+        k, v = len(c), self.vocab
+        d = (c - 2) // 2 + 1                          # distance to the arrow
+        names = np.asarray(arrows)
+        which = names.reshape(-1, 1) == np.array(list(self.ARROW_MOVES))           # (k, 3): one True a row
+        if not which.any(axis=1).all():
+            raise KeyError(str(names[~which.any(axis=1)][0]))
+        arrow = which.argmax(axis=1)                  # vectorised: a pool holds about a thousand instances
+        arrow_sym = np.array([v.L, v.U, v.D])[arrow]
+        move = np.array(list(self.ARROW_MOVES.values()))[arrow]
+        n_out = c + 1 - d
+        j = np.arange(1, int(n_out.max()) + 1)[None, :]
+        dx = np.where(move == LEFT, -1, 0)[:, None]
+        dy = np.where(move == UP, -1, np.where(move == DOWN, 1, 0))[:, None]
+        xs, ys = 1 + d[:, None] + dx * j, 1 + dy * j
+        targets = np.where(j <= n_out[:, None], random_digits(keys[:, None], xs, ys, self.base), v.NONE)
+        steps = c + 2
+        s = np.arange(int(steps.max()))[None, :]
+        table = np.where(s < d[:, None], self.action(RIGHT, 0),
+                         np.where(s == d[:, None], self.action(move[:, None], 0), self.action(move[:, None], 1)))
+        return Instances(arrow_sym.reshape(k, 1, 1), 1 + d, keys, targets, n_out,
+                         steps.copy(), _pad_actions(steps, s.shape[1], table), steps.copy(), steps.copy())
