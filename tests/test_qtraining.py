@@ -42,19 +42,22 @@ def test_resume_continues_the_same_run():
 
 
 @pytest.mark.parametrize("kw,message", [
-    (dict(task="sorting"), "unknown task 'sorting'"),
-    (dict(discount="0.5"), "discount must be one of dynamic, 1, 0.99, 0.95"),
+    (dict(task="sorting"), "task must be one of copy, reverse, walk, addition, addition3, multiplication; got 'sorting'"),
+    (dict(discount="0.5"), "discount must be one of dynamic, 1, 0.99, 0.95; got '0.5'"),
     (dict(q="sarsa"), "q must be one of watkins, one-step"),
-    (dict(batch=0), "batch must be at least 1"),
+    (dict(batch=0), "batch must be at least 1; got 0"),
     (dict(exploration="greedy"), "exploration must be one of constant, release"),
-    (dict(gamma=0.0), r"gamma must be in \(0, 1\]"),
-    (dict(gamma=1.5), r"gamma must be in \(0, 1\]"),
-    (dict(confirm_length=-1), "confirm_length must be 0"),
+    (dict(gamma=0.0), r"gamma must be in \(0, 1\]; got 0.0"),
+    (dict(gamma=1.5), r"gamma must be in \(0, 1\]; got 1.5"),
+    (dict(confirm_length=-1), "confirm_length must be at least 0; got -1"),
     (dict(confirm_passes=0), "confirm_passes must be at least 1"),
-    (dict(threads=4), "threads must be 1 or 2; got 4"),
-    (dict(solved_lr=-0.1), "solved_lr must be 0"),
+    (dict(threads=4), "threads must be one of 1, 2; got 4"),
+    (dict(solved_lr=-0.1), "solved_lr must be at least 0; got -0.1"),
     (dict(greedy_lanes=-1), r"greedy_lanes must be 0..19 \(at least one lane explores\); got -1"),
     (dict(greedy_lanes=20), r"greedy_lanes must be 0..19 \(at least one lane explores\); got 20"),
+    (dict(batch=8, greedy_lanes=8), r"greedy_lanes must be 0..7"),
+    (dict(reference="yes"), "reference must be True or False; got 'yes'"),
+    (dict(controller="rnn"), "controller must be one of ff, gru, lstm; got 'rnn'"),
 ])
 def test_bad_config(kw, message):
     with pytest.raises(ValueError, match=message):
@@ -140,43 +143,6 @@ def test_greedy_lanes_never_explore(monkeypatch):
 def test_default_controller_follows_the_paper():
     assert QConfig(task="reverse").controller == "ff" and QConfig(task="walk").controller == "ff"
     assert QConfig(task="addition").controller == "gru"
-
-
-def test_table1_sweep_through_an_executor_and_its_table(tmp_path):
-    from concurrent.futures import ThreadPoolExecutor
-
-    from tinyalgo.experiments.table1 import Job, run_sweep, summarize_directory, table1_markdown
-    jobs = [Job("copy", "full", seed, 20_000, str(tmp_path), confirm_length=0) for seed in (0, 1)]
-    with ThreadPoolExecutor(max_workers=1) as pool:          # any Executor will do
-        rows = run_sweep(jobs, executor=pool, log=lambda s: None)
-    assert [r["seed"] for r in rows] == [0, 1]
-    assert summarize_directory(tmp_path) == rows
-    live = (tmp_path / "runs" / "copy-full-s0.log").read_text().splitlines()   # each run's progress as it went
-    assert "validation solved" in live[0] and live[-1].startswith("length")
-    text = table1_markdown(rows, 20_000)
-    assert "| copy (GRU) |" in text and "/2 |" in text
-
-
-def test_table1_reports_the_confirmed_length():
-    from tinyalgo.experiments.table1 import table1_markdown
-    row = dict(task="copy", column="full", seed=0, solved=True, minutes_to_solve=0.5, perfect_100=True,
-               perfect_1000=False, confirm_length=1000, confirmed=True)
-    text = table1_markdown([row, dict(row, seed=1, confirmed=False)], 1000)
-    assert "full: passed @1000 in training" in text and "| copy (GRU) | 2/2 (paper 10/10) | 1/2 | 2/2 | 0/2 | 0.50 (2 solved) |" in text
-    mult = dict(row, task="multiplication", confirm_length=0, confirmed=False)   # stopped at the paper's solve
-    text = table1_markdown([row, mult], 1000)
-    assert "| multiplication (GRU) | 1/1 (paper 10/10) | - | 1/1 | 0/1 |" in text, text
-    assert "--solved-lr" not in text                       # none of these runs changed the rate
-    slow = dict(row, task="addition", solved_lr=0.03)
-    text = table1_markdown([row, slow, mult], 1000)
-    assert "before it 0.1): 0.1 throughout (copy); 0.03 from the paper's solve (addition)." in text, text
-    later = dict(slow, task="walk", solved_lr_after="pass")
-    text = table1_markdown([slow, later], 1000)
-    assert "0.03 from the paper's solve (addition); 0.03 from the first pass @1000 (walk)." in text, text
-    assert "Greedy lanes" not in text                      # none of these runs had greedy lanes
-    greedy = dict(row, task="addition3", greedy_lanes=5)
-    text = table1_markdown([row, greedy, dict(greedy, seed=1)], 1000)
-    assert "never explore; 0 = the paper, epsilon on every lane): 0 (copy); 5 (addition3)." in text, text
 
 
 def test_confirm_passes_needs_that_many_passes_in_a_row():

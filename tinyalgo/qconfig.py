@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tinyalgo.fast.threads import check_threads
-from tinyalgo.tasks import TASKS
+from tinyalgo.options import CORES, TrainingOptions, budget_option, option, task_option
+from tinyalgo.rewards import REWARDS
 
 DISCOUNTS = ("dynamic", "1", "0.99", "0.95")
 Q_KINDS = ("watkins", "one-step")
@@ -21,76 +21,60 @@ def default_controller(task: str) -> str:
 
 
 @dataclass
-class QConfig:
-    """Everything a Q-learning run depends on (saved with its checkpoint)."""
+class QConfig(TrainingOptions):
+    """Everything a Q-learning run depends on (saved with its checkpoint).
 
-    task: str = "addition"
-    controller: str = ""          # "" = the paper's choice for the task
-    units: int = 200
-    layers: int = 1
-    base: int = 10
-    seed: int = 0
-    batch: int = 20
-    discount: str = "dynamic"
-    gamma: float = 1.0            # the paper's gamma in gamma * V-hat'/V-hat (dynamic discount only; release: 1)
-    q: str = "watkins"
-    lam: float = 1.0
-    penalty: bool = True
-    kappa: float = 0.01
-    reward: str = "binary"
-    epsilon: float = 0.05
-    exploration: str = "constant"  # "constant": epsilon on every training lane (paper); "release": see epsilon()
-    greedy_lanes: int = 0         # this many of the batch lanes never explore (epsilon 0): they reach instance ends
-    lr: float = 0.1
-    solved_lr: float = 0.0        # > 0: the learning rate once the paper's solve is recorded (0: lr throughout)
-    solved_lr_after: str = "solve"  # ... or "pass": once the length-confirm_length test first passes
-    q_lr: float = 0.1
-    max_norm: float = 5.0
-    start: int = 6
-    increment: int = 4
-    streak: int = 2               # perfect validations in a row to advance (2 x 50 instances)
-    budget: int = 30_000_000      # characters = training lane-steps (the paper's unit)
-    validate_every: int = 10
-    val_instances: int = 50
-    test_length: int = 100        # solved = 50 fresh instances of this length, all perfect
-    report_lengths: tuple = (100, 1000)
-    confirm_length: int = 1000    # after the paper's solve, train on until this length passes too (0: stop)
-    confirm_passes: int = 5       # ... that many times in a row (one test after each curriculum advance)
-    keep_best: bool = True        # out of budget unconfirmed: end with the model that did best at confirm_length
-    max_rollout: int = 49
-    extra_curriculum: bool = True
-    dtype: str = "float32"
-    threads: int = 1              # 2: BPTT's weight gradients on a helper thread (Controller.set_threads)
+    The options shared with supervised runs (units, seed, batch, lr, budget,
+    threads, reference, ...) are declared in ``tinyalgo.options.TrainingOptions``;
+    ``saved_before``: the value of a run saved before the option existed
+    (``QConfig.from_saved``)."""
+
+    task: str = task_option("addition")
+    controller: str = option("", "the controller's core (paper section 3)",
+                             choices=CORES, default_text="ff for reverse and walk, gru otherwise, as in the paper's Table 1")
+    budget: int = budget_option(30_000_000)
+    discount: str = option("dynamic", "the discount of the Q targets: dynamic = gamma * V-hat(next) / V-hat(now)"
+                                      " (paper section 6.2), or a constant", choices=DISCOUNTS)
+    gamma: float = option(1.0, "the paper's gamma in gamma * V-hat'/V-hat of the dynamic discount",
+                          minimum=0.0, maximum=1.0, open_below=True, sweep=True)
+    q: str = option("watkins", "the Q targets: Watkins Q(lambda) (paper section 6.1) or one-step", choices=Q_KINDS)
+    lam: float = option(1.0, "lambda of Watkins Q(lambda)", minimum=0.0, maximum=1.0, cli=False)
+    penalty: bool = option(True, "the penalty on sum_a Q(s,a) - 1 (paper section 6.3)")
+    kappa: float = option(0.01, "the weight of that penalty", minimum=0.0, cli=False)
+    reward: str = option("binary", "the reward of a step (paper section 6)", choices=REWARDS)
+    epsilon: float = option(0.05, "the exploration rate of a training lane", minimum=0.0, maximum=1.0, cli=False)
+    exploration: str = option("constant", "constant: epsilon on every training lane (paper); release: 0 once"
+                                          " validation characters are right (>= 90% after the penalty switch), as"
+                                          " the Torch release", choices=EXPLORATIONS, saved_before="release")
+    greedy_lanes: int = option(0, "training lanes of the batch that never explore (epsilon 0; 0: epsilon on every"
+                                  " lane, the paper)", minimum=0, maximum=lambda cfg: cfg.batch - 1,
+                               reason="at least one lane explores", metavar="N", sweep=True)
+    solved_lr: float = option(0.0, "the SGD learning rate once the paper's solve is recorded (0: keep lr)",
+                              minimum=0.0, metavar="LR", sweep=True)
+    solved_lr_after: str = option("solve", "when solved_lr takes over: at the paper's solve, or at the first pass"
+                                           " of the test at confirm_length", choices=SOLVED_LR_AFTER,
+                                  saved_before="solve", sweep=True)
+    q_lr: float = option(0.1, "the TD error's factor (q_lr * (Q(s,a) - target))", minimum=0.0, open_below=True,
+                         cli=False)
+    streak: int = option(2, "perfect validations in a row to advance the curriculum", minimum=1, cli=False)
+    test_length: int = option(100, "the paper's solve: 50 fresh instances of this length, all perfect", minimum=1,
+                              cli=False)
+    report_lengths: tuple = option((100, 1000), "lengths of the final report", cli=False)
+    confirm_length: int = option(1000, "after the paper's solve (length 100), train on until 50 instances of this"
+                                       " length pass too (0: stop at the paper's solve)", minimum=0, metavar="L",
+                                 saved_before=0, sweep=True)
+    confirm_passes: int = option(5, "the test at confirm_length must pass this many times in a row, once after"
+                                    " each curriculum advance", minimum=1, metavar="N", saved_before=1, sweep=True)
+    keep_best: bool = option(True, "out of budget before the test at confirm_length passed: end with the model"
+                                   " that did best on it (kept in <out>/best.npz) if it beats the last one on a"
+                                   " fresh test", saved_before=False)
+    extra_curriculum: bool = option(True, "3-number addition: the release's extra curriculum", cli=False)
 
     def __post_init__(self):
-        if self.task not in TASKS:
-            raise ValueError(f"unknown task {self.task!r}; allowed: {', '.join(TASKS)}")
         self.controller = self.controller or default_controller(self.task)
         self.discount = str(self.discount)
-        if self.discount not in DISCOUNTS:
-            raise ValueError(f"discount must be one of {', '.join(DISCOUNTS)}; got {self.discount!r}")
-        if self.exploration not in EXPLORATIONS:
-            raise ValueError(f"exploration must be one of {', '.join(EXPLORATIONS)}; got {self.exploration!r}")
-        if self.q not in Q_KINDS:
-            raise ValueError(f"q must be one of {', '.join(Q_KINDS)}; got {self.q!r}")
-        for name in ("batch", "units", "validate_every", "val_instances", "test_length", "max_rollout",
-                     "confirm_passes"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1; got {getattr(self, name)}")
-        if not 0.0 <= self.solved_lr:
-            raise ValueError(f"solved_lr must be 0 (keep lr) or a positive learning rate; got {self.solved_lr}")
-        if self.solved_lr_after not in SOLVED_LR_AFTER:
-            raise ValueError(f"solved_lr_after must be one of {', '.join(SOLVED_LR_AFTER)}; got {self.solved_lr_after!r}")
-        if not 0 <= self.greedy_lanes < self.batch:
-            raise ValueError(f"greedy_lanes must be 0..{self.batch - 1} (at least one lane explores); got {self.greedy_lanes}")
-        check_threads(self.threads)
-        if not 0.0 < self.gamma <= 1.0:
-            raise ValueError(f"gamma must be in (0, 1]; got {self.gamma}")
-        if self.confirm_length < 0:
-            raise ValueError(f"confirm_length must be 0 (stop at the paper's solve) or a length; got {self.confirm_length}")
-        if self.budget < 0:
-            raise ValueError(f"budget must be a non-negative number of characters; got {self.budget}")
         self.report_lengths = tuple(int(x) for x in self.report_lengths)
+        super().__post_init__()
 
 
 @dataclass

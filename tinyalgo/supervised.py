@@ -25,30 +25,16 @@ from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 from tinyalgo.layers import softmax
 from tinyalgo.fast.memory import keep_freed_memory
 from tinyalgo.optim import scale_gradients, sgd_step
+from tinyalgo.options import TrainingOptions, option
 
 
 @dataclass
-class SupervisedConfig:
-    """Everything a supervised run depends on (saved with its checkpoint)."""
+class SupervisedConfig(TrainingOptions):
+    """Everything a supervised run depends on (saved with its checkpoint): the
+    options of every training run (``tinyalgo.options.TrainingOptions``: task,
+    controller, units, seed, budget, ...) and the target."""
 
-    task: str = "reverse"
-    controller: str = "gru"
-    units: int = 200
-    layers: int = 1
-    base: int = 10
-    seed: int = 0
-    batch: int = 20
-    lr: float = 0.1
-    max_norm: float = 5.0
-    start: int = 6
-    increment: int = 4
-    target: int = 1000            # stop once this complexity is solved (paper: 1000)
-    budget: int = 3_000_000       # characters (lane-steps) of training
-    validate_every: int = 10      # SGD updates between validations
-    val_instances: int = 50
-    max_rollout: int = 49         # T = min(max_rollout, C + 5), as in the release
-    dtype: str = "float32"
-    threads: int = 1              # 2: BPTT's weight gradients on a helper thread (Controller.set_threads)
+    target: int = option(1000, "supervised: stop once this complexity is solved (paper: 1000)", minimum=1)
 
 
 def supervised_rollout(controller, env, obs, state, reset, T):

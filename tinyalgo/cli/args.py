@@ -23,12 +23,3 @@ def add_task_arguments(parser, default_task="addition"):
                         help=f"one of {', '.join(TASKS)} (default {default_task})")
     parser.add_argument("--base", type=int, default=10, help="digits of base 2..10 (default 10)")
 
-
-def unit_interval(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1]; got {text!r}")
-    return value

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tinyalgo.cli import train as train_commands
+from tinyalgo.cli import evaluate, experiment, train
 from tinyalgo.cli.args import add_task_arguments, int_at_least
 from tinyalgo.environment import Environment
 from tinyalgo.render import ground_truth_frames
@@ -51,7 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--width", type=int_at_least(1), default=8, help="board columns each side of the head")
     show.add_argument("--step", action="store_true", help="one frame per key press")
     show.set_defaults(func=cmd_show)
-    train_commands.register(sub)
+    for command in (train, evaluate, experiment):
+        command.register(sub)
     return parser
 
 

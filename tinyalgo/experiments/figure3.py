@@ -9,11 +9,16 @@ instances at log-spaced complexities.  Runs go through a process pool.
 """
 from __future__ import annotations
 
+import csv
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
-from tinyalgo.experiments.table1 import results_csv
+import numpy as np
+
+from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
+from tinyalgo.experiments.table1_report import results_csv
 from tinyalgo.fileio import atomic_write_bytes
+from tinyalgo.supervised import SupervisedConfig, train_supervised
 
 TASKS = ("copy", "reverse", "walk", "addition", "addition3", "multiplication")
 CONTROLLERS = ("ff", "gru", "lstm")
@@ -22,9 +27,6 @@ COMPLEXITIES = (10, 30, 100, 300, 1000, 3000, 10000, 20000)
 
 def run_figure3_job(job) -> list:
     """Train one (task, controller, seed) supervised and evaluate it."""
-    from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
-    from tinyalgo.supervised import SupervisedConfig, train_supervised
-
     task, controller, seed, budget, complexities, instances = job
     cfg = SupervisedConfig(task=task, controller=controller, seed=seed, budget=budget, target=1000)
     model, report = train_supervised(cfg, log=lambda s: None)
@@ -61,7 +63,6 @@ def plot_figure3(rows, path) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
 
     tasks = [t for t in TASKS if any(r["task"] == t for r in rows)]
     fig, axes = plt.subplots(2, 3, figsize=(13, 7), sharey=True)
@@ -97,7 +98,6 @@ def plot_figure3(rows, path) -> None:
 
 def merge_rows(old_csv, new_rows) -> list:
     """Rows of ``old_csv`` for the (task, controller) pairs not in ``new_rows``, plus ``new_rows``."""
-    import csv
     fresh = {(r["task"], r["controller"]) for r in new_rows}
     kept = []
     with open(old_csv) as f:

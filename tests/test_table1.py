@@ -1,0 +1,139 @@
+"""Table 1 sweeps: runs go through any executor; a sweep stopped and run again
+ends with the rows of one never stopped, and a finished one trains nothing;
+the table puts each count in its cell and notes the options that differ from
+their defaults."""
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tinyalgo import rundir
+from tinyalgo.cli import main
+from tinyalgo.experiments.table1 import Job, run_sweep, table1_jobs
+from tinyalgo.experiments.table1_report import option_notes, summarize_directory, table1_markdown
+from tinyalgo.qtraining import QTrainer
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SMALL = dict(confirm_length=0, validate_every=3, val_instances=10, test_length=20, report_lengths=(20,))
+
+
+class Stop(Exception):
+    """A sweep stopped from outside (a killed worker)."""
+
+
+def sweep(out, seeds=(0, 1), budget=6_000):
+    jobs = table1_jobs(["copy"], ["full"], seeds, budget, str(out), **SMALL)
+    with ThreadPoolExecutor(max_workers=1) as pool:          # any Executor will do
+        return run_sweep(jobs, executor=pool, log=lambda s: None)
+
+
+def without_clock(rows):
+    return [{k: v for k, v in r.items() if not k.startswith("minutes")} for r in rows]
+
+
+def test_table1_sweep_through_an_executor(tmp_path):
+    rows = sweep(tmp_path)
+    assert [r["seed"] for r in rows] == [0, 1] and all(r["chars"] >= 6_000 for r in rows)
+    assert summarize_directory(tmp_path) == rows
+    live = (tmp_path / "runs" / "copy-full-s0.log").read_text().splitlines()   # each run's progress as it went
+    assert "validation solved" in live[0] and live[-1].startswith("length")
+    assert (tmp_path / "runs" / "copy-full-s0" / "checkpoint.npz").exists()     # the final model, to evaluate
+
+
+def test_a_stopped_sweep_resumes_to_the_same_rows(tmp_path, monkeypatch):
+    straight = sweep(tmp_path / "straight")
+    real_save, saves = rundir.save_run, []
+
+    def save_then_stop(out, trainer, best_saved=None):
+        real_save(out, trainer, best_saved)
+        saves.append(trainer.state.chars)
+        raise Stop
+
+    with monkeypatch.context() as m:
+        m.setattr(rundir, "SAVE_EVERY_SECONDS", 0.0)        # a save at the first segment boundary
+        m.setattr(rundir, "save_run", save_then_stop)
+        with pytest.raises(Stop):
+            sweep(tmp_path / "stopped")
+    assert saves and all(chars < 6_000 for chars in saves)
+    assert not list((tmp_path / "stopped" / "runs").glob("*.json"))            # no run finished
+    resumed = sweep(tmp_path / "stopped")
+    assert "resumed from" in (tmp_path / "stopped" / "runs" / "copy-full-s0.log").read_text()
+    assert without_clock(resumed) == without_clock(straight)
+
+
+def test_a_finished_sweep_trains_nothing(tmp_path, monkeypatch):
+    rows = sweep(tmp_path, seeds=(0,), budget=2_000)
+
+    def no_training(*args, **kw):
+        raise AssertionError("a finished run was trained again")
+
+    monkeypatch.setattr(QTrainer, "run", no_training)
+    assert sweep(tmp_path, seeds=(0,), budget=2_000) == rows
+
+
+def test_the_same_command_skips_runs_an_earlier_tinyalgo_finished(tmp_path, capsys):
+    """The fixture's run log was written by an earlier tinyalgo; the command
+    that made it finds it finished, and refuses to mix it with other options."""
+    out = tmp_path / "table1"
+    shutil.copytree(FIXTURES / "table1", out)
+    log = out / "runs" / "copy-full-s0.json"
+    before = log.read_bytes()
+    command = ["experiment", "table1", "--tasks", "copy", "--columns", "full", "--seeds", "1", "--budget", "2000",
+               "--workers", "1", "--out", str(out)]
+    assert main(command) == 0
+    assert log.read_bytes() == before and not (out / "runs" / "copy-full-s0").exists()
+    assert "| copy (GRU) | 0/1 (paper 10/10) |" in (out / "table1.md").read_text()
+    capsys.readouterr()
+    assert main(command + ["--greedy-lanes", "5"]) == 2
+    err = capsys.readouterr().err
+    assert "copy-full-s0.json is a run with greedy_lanes 0, this sweep asks for 5" in err
+
+
+def test_jobs_refuse_bad_options():
+    with pytest.raises(ValueError, match="greedy_lanes must be 0..19"):
+        table1_jobs(["copy"], ["full"], [0], 1000, greedy_lanes=20)
+    with pytest.raises(ValueError, match="unknown option 'wobble'"):
+        table1_jobs(["copy"], ["full"], [0], 1000, wobble=1)
+    with pytest.raises(ValueError, match="option 'units' is set by the sweep's columns"):
+        Job("copy", "classic-600", 0, 1000, options={"units": 50}).config()
+    assert Job("copy", "classic-600", 0, 1000, options={"gamma": 0.9}).config().units == 600
+
+
+def cells(text):
+    """{task: {column header: cell}} of a Markdown table."""
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in text.splitlines() if line.startswith("|")]
+    head = rows[0]
+    return {r[0].split()[0]: dict(zip(head, r)) for r in rows[2:]}
+
+
+def row(**kw):
+    return dict(dict(task="copy", column="full", seed=0, solved=True, minutes_to_solve=0.5, perfect_100=True,
+                     perfect_1000=False, confirm_length=1000, confirmed=True), **kw)
+
+
+def test_table1_counts_in_their_cells():
+    rows = [row(), row(seed=1, confirmed=False, perfect_100=False, minutes_to_solve=1.5),
+            row(task="multiplication", confirm_length=0, confirmed=False, solved=False, minutes_to_solve=None),
+            row(column="dynamic", solved=False)]
+    table = cells(table1_markdown(rows, 1000))
+    copy, mult = table["copy"], table["multiplication"]
+    assert copy["full: solved @100"].startswith("2/2") and copy["dynamic: solved @100"].startswith("0/1")
+    assert copy["full: passed @1000 in training"] == "1/2" and copy["full: re-test @100"] == "1/2"
+    assert copy["full: re-test @1000"] == "0/2" and copy["full: median min to solve"].startswith("1.00 (2 solved)")
+    assert mult["full: solved @100"].startswith("0/1") and mult["full: passed @1000 in training"] == "-"
+    assert "walk" not in table
+
+
+def test_table1_notes_an_option_only_where_it_differs_from_its_default():
+    plain = [row(), row(task="addition")]
+    assert option_notes(plain) == []
+    text = table1_markdown(plain, 1000)
+    assert "--greedy-lanes" not in text and "--solved-lr" not in text
+    greedy = plain + [row(task="addition3", greedy_lanes=5), row(task="addition3", seed=1, greedy_lanes=5)]
+    notes = option_notes(greedy)
+    assert len(notes) == 1 and notes[0].startswith("- ``--greedy-lanes``")
+    assert notes[0].endswith(": 0 (copy, addition); 5 (addition3).") and notes[0] in table1_markdown(greedy, 1000)
+    slow = option_notes([row(), row(task="addition", solved_lr=0.03, solved_lr_after="pass")])
+    assert [n.split("``")[1] for n in slow] == ["--solved-lr", "--solved-lr-after"]
+    assert slow[0].endswith("0.0 (copy); 0.03 (addition).") and slow[1].endswith("solve (copy); pass (addition).")

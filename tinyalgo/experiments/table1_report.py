@@ -1,0 +1,182 @@
+"""Table 1 of the paper (its rows, columns and numbers) and the report of a
+sweep: one CSV row per run (``summarize_run``), the table in Markdown
+(``table1_markdown``).  The CSV carries every sweep option of ``QConfig``
+(declared in ``tinyalgo.qconfig``), and the Markdown notes each one that runs
+set to other than its default."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+
+from tinyalgo.fileio import atomic_write_bytes
+from tinyalgo.options import flag, sweep_options
+from tinyalgo.qconfig import QConfig
+
+# Table 1's columns: the QConfig options of each Q-learning variant
+TABLE1_COLUMNS = {
+    "classic-600": dict(units=600, discount="1", q="one-step", penalty=False),
+    "classic-400": dict(units=400, discount="1", q="one-step", penalty=False),
+    "classic": dict(units=200, discount="1", q="one-step", penalty=False),
+    "gamma-0.99": dict(units=200, discount="0.99", q="one-step", penalty=False),
+    "gamma-0.95": dict(units=200, discount="0.95", q="one-step", penalty=False),
+    "dynamic": dict(units=200, discount="dynamic", q="one-step", penalty=False),
+    "dynamic-watkins": dict(units=200, discount="dynamic", q="watkins", penalty=False),
+    "full": dict(units=200, discount="dynamic", q="watkins", penalty=True),
+}
+# Table 1's rows (task, controller): reverse and walk with the FF controller
+TABLE1_ROWS = {"copy": "gru", "reverse": "ff", "walk": "ff", "addition": "gru", "addition3": "gru",
+               "multiplication": "gru"}
+# The paper's Table 1 at length 100, success out of 10 seeds, per column (reverse and walk: FF; 3-number
+# addition: with the extra curriculum)
+PAPER_AT_100 = {
+    "classic-600": dict(copy=3, reverse=0, walk=0, addition=1, addition3=0, multiplication=0),
+    "classic-400": dict(copy=6, reverse=0, walk=0, addition=7, addition3=5, multiplication=0),
+    "classic": dict(copy=9, reverse=0, walk=0, addition=7, addition3=8, multiplication=0),
+    "gamma-0.99": dict(copy=5, reverse=0, walk=0, addition=7, addition3=4, multiplication=0),
+    "gamma-0.95": dict(copy=7, reverse=0, walk=0, addition=8, addition3=5, multiplication=0),
+    "dynamic": dict(copy=9, reverse=0, walk=0, addition=6, addition3=5, multiplication=10),
+    "dynamic-watkins": dict(copy=10, reverse=10, walk=10, addition=6, addition3=8, multiplication=10),
+    "full": dict(copy=10, reverse=9, walk=10, addition=10, addition3=8, multiplication=10),
+}
+PAPER_FULL = {"copy": (10, 10, 0.6), "reverse": (9, 9, 3.1), "walk": (10, 10, 11.1), "addition": (10, 10, 21.1),
+              "addition3": (8, 6, 81.9), "multiplication": (10, 0, 24.7)}   # solved@100, @1000 (of 10), minutes
+
+
+def summarize_run(task, column, seed, report) -> dict:
+    """One CSV row from a finished run's report (as saved in ``runs/*.json``).
+
+    ``solved``: the paper's protocol during training (50 of 50 test instances
+    of length 100 right, checked after each curriculum advance);
+    ``perfect_100`` / ``perfect_1000``: a fresh re-test of 50 instances at the end.
+    """
+    cfg, state = QConfig.from_saved(report["config"]), report["run"]
+    at = {row["length"]: row["solved"] for row in report["evaluations"]}
+    solved_at, confirmed_at = state.get("solved_at"), state.get("confirmed_at")
+    return dict(task=task, column=column, seed=seed, controller=cfg.controller, units=cfg.units,
+                solved=bool(solved_at), minutes=round(state["seconds"] / 60, 3),
+                minutes_to_solve=round(solved_at["seconds"] / 60, 3) if solved_at else None,
+                chars=state["chars"], chars_to_solve=solved_at["chars"] if solved_at else None,
+                **{name: getattr(cfg, name) for name in sweep_options(QConfig)},
+                confirmed=bool(confirmed_at), restored_best=bool(state.get("restored_best")),
+                minutes_to_confirm=round(confirmed_at["seconds"] / 60, 3) if confirmed_at else None,
+                final_level=json_level(report), perfect_100=at.get(100) == 1.0, perfect_1000=at.get(1000) == 1.0,
+                solved_fraction_100=at.get(100), solved_fraction_1000=at.get(1000))
+
+
+def json_level(report) -> int:
+    history = report.get("history") or []
+    return history[-1]["level"] + (report["config"]["increment"] if history[-1]["advanced"] else 0) \
+        if history else report["config"]["start"]
+
+
+def summarize_directory(out_dir) -> list:
+    """Rows of every ``runs/<task>-<column>-s<seed>.json`` in ``out_dir``."""
+    rows = []
+    folder = os.path.join(out_dir, "runs")
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        if not name.endswith(".json"):
+            continue
+        stem = name[:-5]
+        task, rest = stem.split("-", 1)
+        column, seed = rest.rsplit("-s", 1)
+        with open(os.path.join(folder, name)) as f:
+            rows.append(summarize_run(task, column, int(seed), json.load(f)))
+    return sorted(rows, key=lambda r: (r["column"], r["task"], r["seed"]))
+
+
+def results_csv(rows) -> str:
+    out = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return out.getvalue()
+
+
+def median(values):
+    values = sorted(values)
+    n = len(values)
+    return None if n == 0 else (values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2)
+
+
+def option_value(row, name):
+    """A sweep option's value in a CSV row (rows without it: the option's default)."""
+    return row.get(name, sweep_options(QConfig)[name][0])
+
+
+def table1_markdown(rows, budget) -> str:
+    """Success rates laid out like the paper's Table 1 (columns = variants)."""
+    columns = [c for c in TABLE1_COLUMNS if any(r["column"] == c for r in rows)]
+    full = [r for r in rows if r["column"] == "full"]
+    confirm = sorted({option_value(r, "confirm_length") for r in full} - {0})
+    head = ["Task", *[f"{c}: solved @100" for c in columns]]
+    if full:
+        head += [f"full: passed @{L} in training" for L in confirm]
+        head += ["full: re-test @100", "full: re-test @1000", "full: median min to solve",
+                 "paper full: @100 / @1000 / min"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for task in TABLE1_ROWS:
+        if not any(r["task"] == task for r in rows):
+            continue
+        cells = [f"{task} ({TABLE1_ROWS[task].upper()})"]
+        for c in columns:
+            rs = [r for r in rows if r["task"] == task and r["column"] == c]
+            cells.append(f"{sum(r['solved'] for r in rs)}/{len(rs)} (paper {PAPER_AT_100[c][task]}/10)" if rs else "")
+        if full:
+            rs = [r for r in full if r["task"] == task]
+            solve_minutes = [r["minutes_to_solve"] for r in rs if r["minutes_to_solve"] is not None]
+            m = median(solve_minutes)
+            for L in confirm:          # "-": this task's runs stopped at the paper's solve
+                asked = [r for r in rs if option_value(r, "confirm_length") == L]
+                cells.append(f"{sum(r.get('confirmed', False) for r in asked)}/{len(asked)}" if asked else "-")
+            cells.append(f"{sum(r['perfect_100'] for r in rs)}/{len(rs)}" if rs else "")
+            cells.append(f"{sum(r['perfect_1000'] for r in rs)}/{len(rs)}" if rs else "")
+            cells.append(f"{m:.2f} ({len(solve_minutes)} solved)" if m is not None else "-")
+            p = PAPER_FULL[task]
+            cells.append(f"{p[0]}/10 / {p[1]}/10 / {p[2]}")
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "solved @100: the paper's protocol during training (50 of 50 test instances of length 100"
+                  " right, checked after each curriculum advance). re-test: 50 fresh instances at the end, all right."]
+    if confirm:
+        lines += ["", f"passed @L in training: after the paper's solve the run trained on until 50 fresh instances of"
+                      f" length L passed ``{flag('confirm_passes')}`` times in a row (a new test after each curriculum"
+                      " advance), or the budget ran out; the re-tests are of its final model. The minutes to solve are"
+                      " the paper's (length 100). \"-\": that task's runs stopped at the paper's solve."]
+    notes = option_notes(rows)
+    if notes:
+        lines += ["", "Options that differ from their defaults (value: tasks):", "", *notes]
+    lines.append("")
+    lines.append(f"Budget per run: {budget:,} characters (lane-steps). Columns: "
+                 + "; ".join(f"{c} = " + ", ".join(f"{k} {_word(v)}" for k, v in TABLE1_COLUMNS[c].items())
+                             for c in columns) + ".")
+    return "\n".join(lines) + "\n"
+
+
+def option_notes(rows) -> list:
+    """One line per sweep option that some of ``rows`` set to other than its
+    default: what it is, and each value with the tasks of its runs."""
+    notes = []
+    for name, (default, opt) in sweep_options(QConfig).items():
+        values = sorted({option_value(r, name) for r in rows}, key=lambda v: (v != default, str(v)))
+        if values == [default]:
+            continue
+        cells = [f"{_word(v)} ({_tasks_where(rows, lambda r: option_value(r, name) == v)})" for v in values]
+        notes.append(f"- ``{flag(name)}``, {opt.help} (default {_word(default)}): " + "; ".join(cells) + ".")
+    return notes
+
+
+def _word(value) -> str:
+    return ("on" if value else "off") if isinstance(value, bool) else str(value)
+
+
+def _tasks_where(rows, condition) -> str:
+    """The tasks (in Table 1's order) with a row that meets ``condition``."""
+    return ", ".join(t for t in TABLE1_ROWS if any(r["task"] == t and condition(r) for r in rows))
+
+
+def write_table1(rows, out_dir, budget, command: str) -> None:
+    atomic_write_bytes(os.path.join(out_dir, "table1.csv"), results_csv(rows).encode())
+    text = f"# Table 1, reproduced\n\nCommand: `{command}`\n\n" + table1_markdown(rows, budget)
+    atomic_write_bytes(os.path.join(out_dir, "table1.md"), text.encode())

@@ -1,0 +1,75 @@
+"""A Q-learning run on disk: its directory holds ``checkpoint.npz`` (the
+parameters and ``RunState`` at the last saved segment boundary, with the
+run's ``QConfig``) and ``best.npz`` (the best model tested at
+``confirm_length``, for ``keep_best``).  ``tinyalgo train`` and the Table 1
+sweeps save and resume runs with these two functions; a run resumed from its
+last boundary continues exactly as if it had never stopped (``QTrainer``).
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict
+
+from tinyalgo.checkpoint import load_checkpoint, save_checkpoint
+from tinyalgo.controller import Controller
+from tinyalgo.qconfig import QConfig, RunState
+from tinyalgo.qtraining import QTrainer
+
+SAVE_EVERY_SECONDS = 30.0
+
+
+def checkpoint_path(out: str) -> str:
+    return os.path.join(out, "checkpoint.npz")
+
+
+def best_path(out: str) -> str:
+    return os.path.join(out, "best.npz")
+
+
+def resume_run(out: str, log=print, budget: int = None) -> QTrainer:
+    """The run saved in ``out``, ready to ``run()`` on (with a new ``budget``
+    if given); its config is read with ``QConfig.from_saved``, so runs saved
+    before an option existed resume as they were."""
+    ckpt = checkpoint_path(out)
+    controller, extra = load_checkpoint(ckpt)
+    if extra.get("mode") != "qlearning":
+        raise ValueError(f"{ckpt} is not a Q-learning run (mode {extra.get('mode')!r})")
+    cfg = QConfig.from_saved({**extra["config"], **({} if budget is None else {"budget": budget})})
+    state = RunState(**extra["run"])
+    trainer = QTrainer(cfg, controller=controller, state=state, log=log)
+    if state.best is not None:
+        if os.path.exists(best_path(out)):
+            best_model, best_extra = load_checkpoint(best_path(out))
+            trainer.best_params, state.best = best_model.params, best_extra.get("best", state.best)
+        else:
+            log(f"{best_path(out)} is missing: the run forgets its best tested model")
+            state.best = None
+    return trainer
+
+
+class RunSaver:
+    """``on_boundary`` for ``QTrainer.run``: saves the run to ``out`` at a
+    segment boundary once ``every`` seconds have passed since the last save
+    (always with ``force=True``)."""
+
+    def __init__(self, out: str, trainer: QTrainer, every: float = None):
+        self.out, self.every = out, SAVE_EVERY_SECONDS if every is None else every
+        self.last_save, self.best_saved = time.perf_counter(), trainer.best_params
+
+    def __call__(self, trainer: QTrainer, force: bool = False) -> None:
+        if force or time.perf_counter() - self.last_save >= self.every:
+            save_run(self.out, trainer, self.best_saved)
+            self.best_saved, self.last_save = trainer.best_params, time.perf_counter()
+
+
+def save_run(out: str, trainer: QTrainer, best_saved=None) -> None:
+    """Write the run's last segment boundary to ``out``; ``best.npz`` first,
+    unless ``best_saved`` is already the best model (the run state names it)."""
+    params, state = trainer.boundary()
+    config = trainer.controller.config
+    if trainer.best_params is not None and trainer.best_params is not best_saved:
+        save_checkpoint(best_path(out), Controller(config, params=trainer.best_params),
+                        dict(mode="qlearning-best", config=asdict(trainer.cfg), best=trainer.state.best))
+    save_checkpoint(checkpoint_path(out), Controller(config, params=params),
+                    dict(mode="qlearning", config=asdict(trainer.cfg), run=asdict(state)))
