@@ -62,7 +62,8 @@ class QTrainer:
                                      streak=cfg.streak)
         if controller is None:
             controller = make_controller(self.env, cfg.controller, cfg.units, cfg.layers,
-                                         int(self.rng.integers(2 ** 31)), cfg.dtype)
+                                         int(self.rng.integers(2 ** 31)), cfg.dtype, fast=not cfg.reference)
+        controller.fast = not cfg.reference           # the run's config picks the path, also on resume
         self.controller = controller.set_threads(cfg.threads)
         self.agent = GreedyAgent(controller)
         if state is None:

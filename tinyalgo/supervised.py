@@ -67,7 +67,8 @@ def train_supervised(cfg: SupervisedConfig, log=print, should_stop=lambda: False
     env = Environment(cfg.task, batch_size=cfg.batch, base=cfg.base, seed=int(rng.integers(2 ** 31)))
     curriculum = Curriculum(start=cfg.start, increment=cfg.increment, minimum=env.task.min_complexity)
     env.set_complexity(curriculum.sampler())
-    controller = make_controller(env, cfg.controller, cfg.units, cfg.layers, int(rng.integers(2 ** 31)), cfg.dtype)
+    controller = make_controller(env, cfg.controller, cfg.units, cfg.layers, int(rng.integers(2 ** 31)), cfg.dtype,
+                                 fast=not cfg.reference)
     controller.set_threads(cfg.threads)
     agent = GreedyAgent(controller)
     state, obs = controller.initial_state(cfg.batch), env.observe()
