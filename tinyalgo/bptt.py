@@ -32,6 +32,7 @@ def backward(controller, caches, dq, dlogp, dstate_final=None):
         raise ValueError(f"dq and dlogp must have shapes (T, B, {controller.config.n_actions}) and"
                          f" (T, B, {controller.config.n_symbols}) for T = {T} caches of B lanes;"
                          f" got {dq.shape} and {dlogp.shape}")
+    ### BEGIN SOLUTION
     grads = {k: np.zeros_like(v) for k, v in controller.params.items()}
     dstate = dstate_final if dstate_final is not None else \
         [tuple(np.zeros_like(a) for a in s) for s in controller.initial_state(B)]
@@ -43,3 +44,4 @@ def backward(controller, caches, dq, dlogp, dstate_final=None):
         if keep is not None:                              # the episode barrier
             dstate = [tuple(a * keep for a in s) for s in dstate]
     return grads, dstate
+    ### END SOLUTION

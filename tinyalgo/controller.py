@@ -149,6 +149,7 @@ class Controller:
         returned (per layer (dh,) or (dh, dc)).  Returns (grads: dict like
         ``params``, the gradient on the state the step used: after the
         barrier, so ``tinyalgo.bptt`` cuts it at the lanes that reset)."""
+        ### BEGIN SOLUTION
         grads = {}
         dt_q, grads["q.w"], grads["q.b"] = affine_backward(dq, cache.q)
         dscores = log_softmax_backward(dlogp, cache.log_softmax)
@@ -166,6 +167,7 @@ class Controller:
             grads.update({f"core{l}.{k}": v for k, v in g.items()})
         grads["embed.w"], grads["embed.b"] = onehot_affine_backward(dx, cache.embed)
         return grads, dstate_in
+        ### END SOLUTION
 
     def infer(self, obs, state, reset=None):
         """``step`` without keeping a cache: (q, logp, new state)."""

@@ -88,6 +88,7 @@ def gru_step_forward(x, h, p):
 
 def gru_step_backward(dh_new, cache: GRUCache):
     """dh' (B, H) -> (dx (B, D), dh (B, H), grads {wx, bx, wh, bh, whh, bhh})."""
+    ### BEGIN SOLUTION
     x, h, z, r, rh, cand, p = cache
     H = h.shape[1]
     dcand = dh_new * z * (1.0 - cand * cand)          # through tanh: the candidate's pre-activation
@@ -101,6 +102,7 @@ def gru_step_backward(dh_new, cache: GRUCache):
     grads = {"wx": x.T @ dax, "bx": dax.sum(0), "wh": h.T @ dah, "bh": dah.sum(0),
              "whh": rh.T @ dcand, "bhh": dcand.sum(0)}
     return dx, dh, grads
+    ### END SOLUTION
 
 
 def lstm_step_forward(x, h, c, p):
@@ -117,6 +119,7 @@ def lstm_step_forward(x, h, c, p):
 
 def lstm_step_backward(dh_new, dc_new, cache: LSTMCache):
     """(dh' (B, H), dc' (B, H)) -> (dx (B, D), dh (B, H), dc (B, H), grads {wx, bx, wh, bh})."""
+    ### BEGIN SOLUTION
     x, h, c, i, f, o, g, tc, p = cache
     dc_total = dc_new + dh_new * o * (1.0 - tc * tc)       # c' reaches the loss directly and through h'
     da = np.concatenate([dc_total * g * i * (1.0 - i),     # (B, 4H): the pre-activations of i, f, o, g
@@ -126,6 +129,7 @@ def lstm_step_backward(dh_new, dc_new, cache: LSTMCache):
     db = da.sum(0)
     grads = {"wx": x.T @ da, "bx": db, "wh": h.T @ da, "bh": db.copy()}
     return da @ p["wx"].T, da @ p["wh"].T, dc_total * f, grads
+    ### END SOLUTION
 
 
 def core_param_shapes(core: str, D: int, H: int) -> dict:

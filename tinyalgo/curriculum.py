@@ -50,6 +50,7 @@ class Curriculum:
         """Record a validation score at the current level; advance by
         ``increment`` once ``streak`` scores in a row reach the threshold.
         Returns True on an advance."""
+        ### BEGIN SOLUTION
         self.run = self.run + 1 if solved_fraction >= self.threshold else 0
         advanced = self.run >= self.streak
         if advanced:
@@ -58,6 +59,7 @@ class Curriculum:
         if advanced:
             self.level += self.increment
         return advanced
+        ### END SOLUTION
 
     def state(self) -> dict:
         return dict(level=self.level, run=self.run, history=list(self.history))

@@ -16,8 +16,10 @@ def affine_forward(x, w, b):
 
 def affine_backward(dout, cache):
     """dout (B, H) -> dx (B, D), dw (D, H), db (H,)."""
+    ### BEGIN SOLUTION
     x, w = cache
     return dout @ w.T, x.T @ dout, dout.sum(axis=0)
+    ### END SOLUTION
 
 
 def field_offsets(sizes) -> np.ndarray:
@@ -59,7 +61,9 @@ def tanh_forward(x):
 
 
 def tanh_backward(dout, cache):
+    ### BEGIN SOLUTION
     return dout * (1.0 - cache * cache)
+    ### END SOLUTION
 
 
 def sigmoid(x, out=None):
@@ -87,15 +91,19 @@ def log_softmax_forward(x):
 
 def log_softmax_backward(dlogp, cache):
     """dlogp (..., V) -> dx (..., V) = dlogp - softmax * sum(dlogp)."""
+    ### BEGIN SOLUTION
     return dlogp - np.exp(cache) * dlogp.sum(axis=-1, keepdims=True)
+    ### END SOLUTION
 
 
 def nll_loss(logp, targets, mask=None):
     """Summed negative log-likelihood -log p[target] over the masked rows.
     logp (B, V), targets int (B,), mask bool (B,) -> (loss, dlogp (B, V))."""
+    ### BEGIN SOLUTION
     B = logp.shape[0]
     mask = np.ones(B, bool) if mask is None else np.asarray(mask, bool)
     rows = np.arange(B)[mask]
     dlogp = np.zeros_like(logp)
     dlogp[rows, targets[mask]] = -1.0
     return float(-logp[rows, targets[mask]].sum()), dlogp
+    ### END SOLUTION

@@ -90,7 +90,9 @@ def dynamic_one_step_targets(rewards, q_max, v_hat, terminal, gamma=1.0):
     q = _match(r, "q_max", q_max, 1, np.float64)
     v = _v_hat(r, v_hat)
     term = _match(r, "terminal", terminal, 0, bool)
+    ### BEGIN SOLUTION
     return r / v[:-1] + np.where(term, 0.0, gamma * (v[1:] / v[:-1]) * q[1:])
+    ### END SOLUTION
 
 
 def lambda_returns(rewards, discounts, bootstrap, lambdas):
@@ -110,12 +112,14 @@ def lambda_returns(rewards, discounts, bootstrap, lambdas):
     boot = _match(r, "bootstrap", bootstrap, 1, np.float64)
     lam = np.asarray(lambdas, dtype=np.float64)
     lam = np.broadcast_to(lam, r.shape) if lam.ndim == 0 else _match(r, "lambdas", lam, 0)
+    ### BEGIN SOLUTION
     out = np.empty_like(r)
     g = boot[-1]
     for t in range(r.shape[0] - 1, -1, -1):
         g = r[t] + d[t] * ((1.0 - lam[t]) * boot[t + 1] + lam[t] * g)
         out[t] = g
     return out
+    ### END SOLUTION
 
 
 def watkins_targets(rewards, q_max, exploratory, terminal, gamma=1.0, v_hat=None, lam=1.0):
@@ -152,6 +156,7 @@ def watkins_targets(rewards, q_max, exploratory, terminal, gamma=1.0, v_hat=None
     term = _match(r, "terminal", terminal, 0, bool)
     T, B = r.shape
     v = np.ones((T + 1, B)) if v_hat is None else _v_hat(r, v_hat)
+    ### BEGIN SOLUTION
     cut = explore.copy()
     cut[T] = True                                          # the rollout's end bootstraps with q_max[T]
     out = np.empty_like(r)
@@ -162,6 +167,7 @@ def watkins_targets(rewards, q_max, exploratory, terminal, gamma=1.0, v_hat=None
         u = r[t] + np.where(term[t], 0.0, gamma * after)
         out[t] = u / v[t]
     return out
+    ### END SOLUTION
 
 
 def targets(q_kind: str, discount: str, rewards, q_max, v_hat, exploratory, terminal, gamma=1.0, lam=1.0):
@@ -196,11 +202,13 @@ def penalty(q, kappa, mask=None):
     q = np.asarray(q, dtype=np.float64)
     if q.ndim < 1:
         raise ValueError(f"q has shape {q.shape}; expected (..., A) with one column per action")
+    ### BEGIN SOLUTION
     excess = q.sum(axis=-1) - 1.0
     if mask is not None:
         excess = excess * _mask(mask, q.shape[:-1])
     dq = np.repeat((2.0 * kappa * excess)[..., None], q.shape[-1], axis=-1)
     return float(kappa * np.sum(excess ** 2)), dq
+    ### END SOLUTION
 
 
 def penalty_hinge(q, kappa, mask=None):

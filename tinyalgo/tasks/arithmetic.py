@@ -19,12 +19,14 @@ class _ColumnArithmetic(Task):
         """Ground truth: per column ``reads - 1`` vertical moves (down on even
         columns, up on odd ones), then (left, write); then one final (left,
         write) for the last carry.  (k, reads * Lmax + 1)."""
+        ### BEGIN SOLUTION
         lmax = int(lengths.max())
         s = np.arange(reads * lmax + 1)[None, :]
         column, phase = s // reads, s % reads
         vertical = np.where(column % 2 == 0, self.action(DOWN, 0), self.action(UP, 0))
         table = np.where((phase == reads - 1) | (s == reads * lengths[:, None]), self.action(LEFT, 1), vertical)
         return _pad_actions(reads * lengths + 1, s.shape[1], table)
+        ### END SOLUTION
 
     def _sum_instances(self, rows_lsd, lengths):
         """Instances adding the ``rows`` numbers of rows_lsd (k, rows, L),
