@@ -1,0 +1,109 @@
+"""The ``trace`` and ``table2`` commands.
+
+    tinyalgo trace runs/q-addition-gru-s0/checkpoint.npz --complexity 8 --png addition.png
+    tinyalgo trace CHECKPOINT --task reverse --epsilon 0.05 --seed 3 --step
+    tinyalgo table2 --out figures/table2
+
+``trace`` runs a trained controller on one instance and prints a frame per
+step (``tinyalgo.trace``); ``--png`` draws the head's trajectory and a
+timeline of the actions and Q-values (``tinyalgo.trace_plots``, the paper's
+Appendix A).  ``table2`` reproduces the paper's Table 2
+(``tinyalgo.experiments.table2``).
+"""
+from __future__ import annotations
+
+import sys
+
+from tinyalgo.checkpoint import load_checkpoint
+from tinyalgo.cli.args import int_at_least
+from tinyalgo.experiments.table2 import run_table2
+from tinyalgo.fileio import atomic_write_json
+from tinyalgo.tasks import ALIASES, make_task
+from tinyalgo.trace import trace_instance, trace_to_dict
+
+
+def checkpoint_task(path: str, task) -> tuple:
+    """(controller, task name, base) of a checkpoint; ``task`` (or None)
+    must be the task it was trained on."""
+    controller, extra = load_checkpoint(path)
+    config = extra.get("config", {})
+    trained, base = config.get("task"), config.get("base", 10)
+    task = ALIASES.get(task, task)
+    if trained is None and task is None:
+        raise ValueError(f"{path} does not say which task it was trained on; give it with --task")
+    if trained is not None and task is not None and task != trained:
+        raise ValueError(f"{path} was trained on task {trained!r}, not {task!r}: leave out --task or give --task {trained}")
+    return controller, task or trained, base
+
+
+def cmd_trace(args) -> int:
+
+    controller, task, base = checkpoint_task(args.checkpoint, args.task)
+    minimum = make_task(task, base).min_complexity
+    complexity = max(12, minimum) if args.complexity is None else args.complexity
+    if complexity < minimum:
+        raise ValueError(f"--complexity must be at least {minimum} for task {task!r}; got {complexity}")
+    trace = trace_instance(controller, task, complexity, seed=args.seed, base=base, epsilon=args.epsilon,
+                           explore_seed=args.seed if args.explore_seed is None else args.explore_seed,
+                           half_width=args.width)
+    how = "greedily" if args.epsilon == 0 else f"epsilon-greedily (epsilon {args.epsilon})"
+    print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units},"
+          f" acting {how} on one instance of complexity {complexity} (seed {args.seed})")
+    for i, step in enumerate(trace.steps):
+        print(f"--- frame {i + 1}/{len(trace.steps)} ---")
+        print(step.text)
+        if args.step and i + 1 < len(trace.steps):
+            try:
+                key = input("[Enter] next, q quit > ")
+            except EOFError:
+                key = "q"
+            if key.strip().lower() == "q":
+                break
+    print(trace.summary())
+    if args.png:
+        from tinyalgo import trace_plots      # matplotlib loads only when a picture is asked for
+        trace_plots.write_trace_png(trace, args.png, title=f"{args.checkpoint}")
+        print(f"wrote {args.png}")
+    if args.json:
+        atomic_write_json(args.json, dict(checkpoint=args.checkpoint, **trace_to_dict(trace)))
+        print(f"wrote {args.json}")
+    return 0
+
+
+def cmd_table2(args) -> int:
+
+    command = "tinyalgo " + " ".join(sys.argv[1:])
+    print(f"Table 2: FF-200, LSTM-200 and LSTM-400 trained supervised on reverse (at most {args.max_digits} digits),"
+          f" probed on a {args.digits}-digit instance -> {args.out}")
+    run_table2(args.out, seed=args.seed, budget=args.budget, settle=args.settle, digits=args.digits,
+               max_digits=args.max_digits, test_seed=args.test_seed)
+    print(f"wrote {args.out}/table2.png, table2.json and table2.csv ({command})")
+    return 0
+
+
+def register(sub) -> None:
+
+    tr = sub.add_parser("trace", help="step through a trained controller's run on one instance")
+    tr.add_argument("checkpoint")
+    tr.add_argument("--task", default=None, help="the checkpoint's task (default: the one it was trained on)")
+    tr.add_argument("--complexity", type=int, default=None, help="complexity of the instance (default 12)")
+    tr.add_argument("--seed", type=int, default=0, help="seed of the instance (and of the exploration)")
+    tr.add_argument("--epsilon", type=float, default=0.0,
+                    help="probability of a random joint action (default 0: greedy; Q-learning's lanes: 0.05)")
+    tr.add_argument("--explore-seed", type=int, default=None, help="seed of the exploration (default --seed)")
+    tr.add_argument("--width", type=int_at_least(1), default=8, help="board columns each side of the head")
+    tr.add_argument("--step", action="store_true", help="one frame per key press")
+    tr.add_argument("--png", default=None, metavar="FILE", help="draw the trajectory and the Q-value timeline")
+    tr.add_argument("--json", default=None, metavar="FILE", help="write the trace's numbers")
+    tr.set_defaults(func=cmd_trace)
+    t2 = sub.add_parser("table2", help="reproduce the paper's Table 2 (state autocorrelation on reverse)")
+    t2.add_argument("--out", default="figures/table2")
+    t2.add_argument("--seed", type=int_at_least(0), default=0)
+    t2.add_argument("--budget", type=int_at_least(1), default=2_000_000,
+                    help="characters of curriculum training per model at most (default 2e6)")
+    t2.add_argument("--settle", type=int_at_least(0), default=500_000,
+                    help="characters trained on 1..max-digits digits after the curriculum (default 5e5)")
+    t2.add_argument("--digits", type=int_at_least(2), default=20, help="digits of the test instance (paper: 20)")
+    t2.add_argument("--max-digits", type=int_at_least(2), default=10, help="longest training instance (paper: 10)")
+    t2.add_argument("--test-seed", type=int, default=20, help="seed of the test instance")
+    t2.set_defaults(func=cmd_table2)
