@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Tutorial 3: the supervised setting (paper section 5)
+# # Tutorial 4: the supervised setting (paper section 5)
 #
 # The ground-truth actions are given; the controller learns which action comes
 # next and which symbol to write by backpropagation alone.  We train a small

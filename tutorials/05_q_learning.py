@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Tutorial 4: Q-learning from input-output pairs (paper section 6)
+# # Tutorial 5: Q-learning from input-output pairs (paper section 6)
 #
 # No actions are given: the controller must discover how to move.  First the
 # targets by hand, then a real run.
