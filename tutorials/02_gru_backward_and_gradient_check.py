@@ -14,8 +14,10 @@
 # `Controller(..., fast=False)`): the last cell shows it.
 #
 # What you should see: every relative error below 1e-6 (about 1e-9 to 1e-11),
-# the stub's gradient check failing on every parameter, and the reference path
-# calling `gru_step_backward` once per step of a rollout.
+# the stub's gradient check failing on every parameter, the reference path
+# calling `gru_step_backward` once per step of a rollout, then the same checks
+# passing for the affine, tanh and log-softmax pairs, the NLL loss worked by
+# hand (-log 0.25 = 1.386294) and the LSTM step.
 
 # %%
 import numpy as np
@@ -109,3 +111,75 @@ finally:
     controller_module.gru_step_backward = taught
 print(f"gru_step_backward called {len(calls)} times for {T} steps")
 assert len(calls) == T
+
+# %% [markdown]
+# ## The other pairs: affine, tanh, log-softmax
+# Every layer of the controller is a `*_forward -> (out, cache)` /
+# `*_backward(dout, cache)` pair in `tinyalgo.layers`, and the same check
+# applies.  Expected: relative errors below 1e-7.
+
+# %%
+from tinyalgo.layers import (affine_backward, affine_forward, log_softmax_backward, log_softmax_forward,
+                             nll_loss, tanh_backward, tanh_forward)
+
+a_x, a_w, a_b, a_d = rng.normal(size=(B, D)), rng.normal(size=(D, H)), rng.normal(size=H), rng.normal(size=(B, H))
+ax_, aw_, ab_ = affine_backward(a_d, affine_forward(a_x, a_w, a_b)[1])
+t_d, s_d = rng.normal(size=(B, D)), rng.normal(size=(D, H))      # upstream gradients of tanh and log-softmax
+pairs = {
+    "affine": check_gradients(lambda: float(np.sum(affine_forward(a_x, a_w, a_b)[0] * a_d)),
+                              {"x": a_x, "w": a_w, "b": a_b}, {"x": ax_, "w": aw_, "b": ab_}),
+    "tanh": check_gradients(lambda: float(np.sum(tanh_forward(a_x)[0] * t_d)),
+                            {"x": a_x}, {"x": tanh_backward(t_d, tanh_forward(a_x)[1])}),
+    "log_softmax": check_gradients(lambda: float(np.sum(log_softmax_forward(a_w)[0] * s_d)),
+                                   {"x": a_w}, {"x": log_softmax_backward(s_d, log_softmax_forward(a_w)[1])}),
+}
+for name, rep in pairs.items():
+    print(f"{name:12s} worst relative error {max(rep['errors'].values()):.1e}")
+    assert max(rep["errors"].values()) < 1e-7, name
+
+# %% [markdown]
+# The symbol head's loss is the negative log-likelihood of the target symbol.
+# By hand: with p = (0.5, 0.25, 0.25) and target 1 the loss is -log 0.25 =
+# 1.386294, and dloss/dlogp is -1 at the target, 0 elsewhere.
+
+# %%
+nll, dlogp = nll_loss(np.log([[0.5, 0.25, 0.25]]), np.array([1]))
+print(f"nll {nll:.6f}, dlogp {dlogp.tolist()}")
+assert abs(nll - 1.386294) < 1e-6 and dlogp.tolist() == [[0.0, -1.0, 0.0]]
+
+# %% [markdown]
+# ## The LSTM step
+# `lstm_step_forward(x, h, c, p)` returns h', c' and an `LSTMCache`;
+# `lstm_step_backward(dh', dc', cache)` the gradients on x, h, c and the
+# parameters.  The loss now reads both outputs; c gets a random initial value
+# too.  Expected: every relative error below 1e-6.
+
+# %%
+from tinyalgo.cores import lstm_step_backward, lstm_step_forward
+
+lp = {k: rng.uniform(-0.9, 0.9, size=s) for k, s in core_param_shapes("lstm", D, H).items()}
+c = rng.normal(size=(B, H))
+dc_out = rng.normal(size=(B, H))
+
+
+def lstm_loss():
+    h2, c2, _ = lstm_step_forward(x, h, c, lp)
+    return float(np.sum(h2 * dout) + np.sum(c2 * dc_out))
+
+
+ldx, ldh, ldc, lgrads = lstm_step_backward(dout, dc_out, lstm_step_forward(x, h, c, lp)[2])
+lstm_report = check_gradients(lstm_loss, dict(lp, x=x, h=h, c=c), dict(lgrads, x=ldx, h=ldh, c=ldc))
+print(format_report(lstm_report))
+assert max(lstm_report["errors"].values()) < 1e-6
+
+# %% [markdown]
+# ## Exercises
+# Each is an assignment the package makes for you (`tinyalgo assignment list`):
+# `tinyalgo assignment make gru_backward --out hw` writes a copy of tinyalgo in
+# which `gru_step_backward` raises `NotImplementedError`, with its grading tests
+# (gradient checks that name the wrong gate block, e.g. `wx[z]`);
+# `tinyalgo assignment grade hw` scores it.
+# * `layers` (affine and tanh backward, 8 points) and `softmax_nll`
+#   (log-softmax backward and the NLL loss, 7 points);
+# * `gru_backward` (8 points) and `lstm_backward` (8 points).
+# Once yours pass, `tinyalgo train --reference` in your copy trains with them.
