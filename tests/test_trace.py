@@ -16,7 +16,8 @@ from tinyalgo.cli import trace as cli_trace
 from tinyalgo.controller import make_controller
 from tinyalgo.environment import Environment
 from tinyalgo.experiments.table2 import analyse, probe_reverse, table2_csv, write_table2_figure
-from tinyalgo.trace import Trace, action_cycle, trace_instance, trace_to_dict
+from tinyalgo.symbols import Vocabulary
+from tinyalgo.trace import Trace, action_cycle, detour_free_actions, trace_instance, trace_to_dict
 from tinyalgo.trace_plots import MOVE_DELTAS, write_trace_png, write_trajectory_png
 
 cli_main = importlib.import_module("tinyalgo.cli.main")     # the module (tinyalgo.cli exports its function)
@@ -116,19 +117,36 @@ def test_trace_refuses_a_controller_of_another_task():
         trace_instance(tiny("reverse", "ff"), "addition", 8)
 
 
-def fake_trace(actions, n_moves=4):
-    steps = [type("S", (), dict(action=a))() for a in actions]
-    return Trace("addition", 8, 0, n_moves, "grid", (), steps, np.zeros((1, 1)), np.zeros(1), np.zeros(1))
+def fake_trace(actions, reads=None, n_moves=4):
+    """A trace of ``actions`` whose steps read ``reads`` (characters; default digits)."""
+    vocab = Vocabulary(10)
+    reads = reads or "5" * len(actions)
+    steps = [type("S", (), dict(action=a, read=vocab.chars.index(r)))() for a, r in zip(actions, reads)]
+    return Trace("addition", 8, 0, n_moves, "grid", vocab.chars, steps, np.zeros((1, 1)), np.zeros(1), np.zeros(1))
+
+
+D, U, LW, L, DW = 2, 3, 4, 0, 6
 
 
 def test_action_cycle_finds_the_repeating_column_pattern():
-    D, U, LW, L, DW = 2, 3, 4, 0, 6
     zigzag = [D, LW, U, LW] * 6
     assert action_cycle(fake_trace(zigzag)) == ("down", "left+write", "up", "left+write")
     # the same cycle read from another step
     assert action_cycle(fake_trace(zigzag[1:] + [D])) == action_cycle(fake_trace(zigzag))
     assert action_cycle(fake_trace([DW, L, U] * 6)) == ("down+write", "left", "up")
     assert action_cycle(fake_trace([D, U, L, LW, D, U, U, L, D, LW, L, U, D, D])) == ()
+
+
+def test_detours_through_blank_cells_are_dropped_and_reads_of_digits_kept():
+    # a zigzag that dips into the blank row below before each climb: D Lw (D U) U Lw
+    dipping, reads = [D, LW, D, U, U, LW] * 5, "555e55" * 5        # step 3 reads the blank cell the dip reached
+    trace = fake_trace(dipping, reads)
+    assert action_cycle(trace) == ("down", "left+write", "down", "up", "up", "left+write")
+    assert action_cycle(trace, detours=False) == ("down", "left+write", "up", "left+write")
+    # down to read the second number's digit and back up is not a detour (the paper's first solution)
+    down_up_left = fake_trace([D, U, LW] * 6)
+    assert detour_free_actions(down_up_left) == [D, U, LW] * 6
+    assert action_cycle(down_up_left, detours=False) == ("down", "up", "left+write")
 
 
 # ---------------------------------------------------------------- pictures

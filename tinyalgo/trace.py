@@ -207,14 +207,34 @@ def trace_to_dict(trace: Trace) -> dict:
                        for s in trace.steps])
 
 
-def action_cycle(trace: Trace, skip: int = 3, max_period: int = 8) -> tuple:
+def detour_free_actions(trace: Trace) -> list:
+    """The trace's joint actions without its detours: a move into a cell
+    that holds no digit (a blank or a marker) followed at once by the
+    opposite move, neither writing; the head comes back having learned
+    nothing about the numbers.  A move that reads a digit and comes back
+    (down to the second number, then up) is kept."""
+    n, steps, kept, i = trace.n_moves, trace.steps, [], 0
+    while i < len(steps):
+        a = steps[i].action
+        if i + 1 < len(steps) and a < n and steps[i + 1].action < n and {a, steps[i + 1].action} in ({0, 1}, {2, 3}) \
+                and not trace.chars[steps[i + 1].read].isdigit():
+            i += 2
+            continue
+        kept.append(a)
+        i += 1
+    return kept
+
+
+def action_cycle(trace: Trace, skip: int = 3, max_period: int = 8, detours: bool = True) -> tuple:
     """The joint actions (names) that repeat through the middle of the trace:
     the shortest period p <= ``max_period`` such that the actions, without the
     first and last ``skip`` steps, repeat with period p, as its
     lexicographically smallest rotation (the same whatever step the period is
     read from); () if there is none.  Two controllers with the same cycle move
-    and write alike column after column (paper Appendix A)."""
-    names = [action_name(int(a), trace.n_moves) for a in trace.actions]
+    and write alike column after column (paper Appendix A).  With
+    ``detours=False`` the cycle of ``detour_free_actions``."""
+    actions = [s.action for s in trace.steps] if detours else detour_free_actions(trace)
+    names = [action_name(int(a), trace.n_moves) for a in actions]
     middle = names[skip:len(names) - skip]
     for p in range(1, max_period + 1):
         if len(middle) >= 2 * p and all(middle[i] == middle[i + p] for i in range(len(middle) - p)):
