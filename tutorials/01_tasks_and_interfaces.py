@@ -156,3 +156,16 @@ for name in TASKS:
     row = evaluate_complexity(GroundTruthAgent(), name, 12, instances=50, seed=1)
     assert row["solved"] == 1.0, (name, row)                      # 50 fresh instances, every one solved
 print("the ground truth solves 50 fresh instances of every task")
+
+# %% [markdown]
+# ## Exercises
+# * `tinyalgo assignment make addition_ground_truth --out hw` writes a copy of
+#   tinyalgo in which the zig-zag table of addition and 3-number addition
+#   (`_ColumnArithmetic._zigzag` in `tinyalgo/tasks/arithmetic.py`) raises
+#   `NotImplementedError`.  Write it from the description in this tutorial:
+#   per column, down (even columns) or up (odd ones) once per extra number, then
+#   left+write; one last left+write for the carry.  For 992 + 1 that is
+#   down, left+write, up, left+write, down, left+write, left+write.
+# * `tinyalgo assignment grade hw` runs its 3 tests (8 points): two action
+#   tables worked by hand and the environment solving every length 1..8 in
+#   bases 2 and 10 with your table.

@@ -95,3 +95,13 @@ if not FAST:
     plt.title("reverse, complexity 35: autocorrelation of the hidden layer")
     plt.colorbar()
     plt.savefig("reverse_autocorrelation.png", dpi=90)
+
+# %% [markdown]
+# ## Exercises
+# * `tinyalgo assignment make curriculum --out hw` stubs `Curriculum.record`
+#   (`tinyalgo/curriculum.py`), the rule this run followed: count the perfect
+#   validations in a row, add `increment` (4) to the level once `streak` of
+#   them are reached, and record each validation in `history`.  The grading
+#   tests (6 points) replay short score sequences whose levels are worked by
+#   hand, e.g. 0.9 then 1.0 then 1.0 gives levels 6, 10, 14.
+# * `tinyalgo assignment grade hw` scores it.

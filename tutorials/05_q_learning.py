@@ -145,3 +145,30 @@ for r in rows:
 if FAST:
     assert all(r["solved"] for r in rows)
     assert any(action_name(r["departure"]["action"], 2) == "left+write" for r in rows if r["departure"])
+
+# %% [markdown]
+# ## The penalty on the Q-function (paper section 6.3)
+# With the dynamic discount the Q-hat values of a state should sum to about 1;
+# the penalty kappa * (sum_a Qhat(s, a) - 1)^2 pulls them there.  By hand, with
+# kappa = 0.5 and two states whose Q-hat sum to 0.6 and 1.4 (excess -0.4 and
+# +0.4): loss 0.5 * (0.16 + 0.16) = 0.16, and the gradient 2 * 0.5 * excess,
+# -0.4 and +0.4, on every action of each state.
+
+# %%
+from tinyalgo.qlearning import penalty
+
+loss_p, dq_p = penalty(np.array([[0.2, 0.3, 0.1], [0.5, 0.5, 0.4]]), 0.5)
+print(f"penalty {loss_p:.2f}, gradient rows {dq_p[:, 0].round(2).tolist()}")
+assert abs(loss_p - 0.16) < 1e-12 and np.allclose(dq_p, [[-0.4] * 3, [0.4] * 3])
+
+# %% [markdown]
+# ## Exercises
+# Each is an assignment (`tinyalgo assignment list`); make one with
+# `tinyalgo assignment make NAME --out hw` and score it with
+# `tinyalgo assignment grade hw`.
+# * `dynamic_discount` (6 points): `dynamic_one_step_targets`, the targets
+#   r/V + (V'/V) max Q-hat' of the cell on the hand-made trajectory above;
+# * `lambda_returns` (6 points) and `watkins` (9 points): the backward
+#   recursion, cut before each exploratory step, checked against targets
+#   worked by hand like the ones above;
+# * `penalty` (7 points): the loss and gradient of the last cell.
