@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from tinyalgo.autocorrelation import autocorrelation, phase_means
+from tinyalgo.autocorrelation import autocorrelation, phase_means, within_phase_by_lag
 from tinyalgo.checkpoint import save_checkpoint
 from tinyalgo.cli import trace as cli_trace
 from tinyalgo.controller import make_controller
@@ -76,6 +76,15 @@ def test_two_state_sequence_gives_two_blocks():
     assert means["within_1"] == pytest.approx(0.72 / 0.48)
     assert means["across"] == pytest.approx(-0.48 / 0.48)
     assert means["within"] == pytest.approx((6 * 0.32 + 2 * 0.72) / 8 / 0.48)
+
+
+def test_within_phase_by_lag_by_hand():
+    A = np.arange(16.0).reshape(4, 4)
+    phases = np.array([0, 0, 0, 1])
+    # same phase, lag 1: (0,1) (1,0) (1,2) (2,1) -> 1, 4, 6, 9; lag 2: (0,2) (2,0) -> 2, 8; lag 3: none
+    assert within_phase_by_lag(A, phases, ((1, 1), (2, None), (3, 3)))[:2] == [5.0, 5.0]
+    assert np.isnan(within_phase_by_lag(A, phases, ((3, 3),))[0])
+    assert within_phase_by_lag(A, np.zeros(4), ((3, None),)) == [(3.0 + 12.0) / 2]
 
 
 # -------------------------------------------------------------------- traces

@@ -59,3 +59,23 @@ def phase_means(A, phases) -> dict:
         block = (phases == label)
         out[f"within_{label}"] = mean(block[:, None] & block[None, :] & off_diagonal)
     return out
+
+
+def within_phase_by_lag(A, phases, lags=((1, 2), (3, 7), (8, None))) -> list:
+    """Mean of A_ij over pairs in the same phase whose time lag |i - j| lies
+    in each ``(lo, hi)`` range of ``lags`` (hi None: no upper bound); NaN for
+    an empty range.  A state that only knows its phase (a two-state
+    automaton) gives the same mean at every lag; a state that also counts
+    time gives a mean falling with the lag."""
+    A = np.asarray(A, dtype=np.float64)
+    phases = np.asarray(phases)
+    T = A.shape[0]
+    if A.shape != (T, T) or phases.shape != (T,):
+        raise ValueError(f"A must be (T, T) and phases (T,); got {A.shape} and {phases.shape}")
+    i, j = np.indices((T, T))
+    lag, same = np.abs(i - j), phases[:, None] == phases[None, :]
+    out = []
+    for lo, hi in lags:
+        mask = same & (lag >= lo) & (lag <= (T if hi is None else hi))
+        out.append(float(A[mask].mean()) if mask.any() else float("nan"))
+    return out

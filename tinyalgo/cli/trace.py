@@ -76,7 +76,7 @@ def cmd_table2(args) -> int:
     print(f"Table 2: FF-200, LSTM-200 and LSTM-400 trained supervised on reverse (at most {args.max_digits} digits),"
           f" probed on a {args.digits}-digit instance -> {args.out}")
     run_table2(args.out, seed=args.seed, budget=args.budget, settle=args.settle, digits=args.digits,
-               max_digits=args.max_digits, test_seed=args.test_seed)
+               max_digits=args.max_digits, test_seed=args.test_seed, models_dir=args.models)
     print(f"wrote {args.out}/table2.png, table2.json and table2.csv ({command})")
     return 0
 
@@ -101,9 +101,10 @@ def register(sub) -> None:
     t2.add_argument("--seed", type=int_at_least(0), default=0)
     t2.add_argument("--budget", type=int_at_least(1), default=2_000_000,
                     help="characters of curriculum training per model at most (default 2e6)")
-    t2.add_argument("--settle", type=int_at_least(0), default=500_000,
-                    help="characters trained on 1..max-digits digits after the curriculum (default 5e5)")
+    t2.add_argument("--settle", type=int_at_least(0), default=2_000_000,
+                    help="characters trained on 1..max-digits digits after the curriculum (default 2e6)")
     t2.add_argument("--digits", type=int_at_least(2), default=20, help="digits of the test instance (paper: 20)")
     t2.add_argument("--max-digits", type=int_at_least(2), default=10, help="longest training instance (paper: 10)")
     t2.add_argument("--test-seed", type=int, default=20, help="seed of the test instance")
+    t2.add_argument("--models", default=None, metavar="DIR", help="also save the three checkpoints under DIR")
     t2.set_defaults(func=cmd_table2)

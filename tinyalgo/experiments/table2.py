@@ -37,8 +37,9 @@ import os
 
 import numpy as np
 
-from tinyalgo.autocorrelation import autocorrelation, phase_means
+from tinyalgo.autocorrelation import autocorrelation, phase_means, within_phase_by_lag
 from tinyalgo.complexity import UniformComplexity
+from tinyalgo.checkpoint import save_checkpoint
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 from tinyalgo.fileio import atomic_write_bytes, atomic_write_json
@@ -48,6 +49,8 @@ from tinyalgo.supervised import SupervisedConfig, supervised_rollout, train_supe
 from tinyalgo.tasks import LEFT, RIGHT
 
 MODELS = (("ff", 200, "feed-forward"), ("lstm", 200, "LSTM-200"), ("lstm", 400, "LSTM-400"))
+LAGS = ((1, 2), (3, 7), (8, None))
+TEST_DIGITS = (10, 20, 35, 50, 100)
 PHASES = ("right", "left")
 
 
@@ -115,7 +118,7 @@ def analyse(name: str, core: str, probe: dict) -> dict:
     return dict(name=name, state="h (LSTM hidden state)" if core != "ff" else "t (extra layer, no recurrent state)",
                 p_left=probe["p_left"], p_right=probe["p_right"], phase=probe["phase"], A=A,
                 gold=probe["gold"], greedy=probe["greedy"],
-                within=means["within"], across=means["across"],
+                within=means["within"], across=means["across"], by_lag=within_phase_by_lag(A, probe["phase"], LAGS),
                 within_right=means.get("within_0", float("nan")), within_left=means.get("within_1", float("nan")))
 
 
@@ -149,10 +152,14 @@ def write_table2_figure(results, path) -> None:
         im = ax.imshow(r["A"], cmap="viridis", origin="upper")
         ax.set_xlabel("time step")
         ax.set_ylabel("time step")
-        ax.set_title(f"state: {r['state']}\nmean A within phases {r['within']:.2f}, across {r['across']:.2f}",
-                     fontsize=8)
+        lag = r.get("by_lag", [float("nan")] * 3)
+        ax.set_title(f"state: {r['state']}\nmean A within phases {r['within']:.2f}, across {r['across']:.2f}\n"
+                     f"within, at lag 1-2: {lag[0]:.2f}, at lag >= 8: {lag[-1]:.2f}", fontsize=8)
         fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
-    fig.tight_layout()
+    fig.text(0.5, 0.005, "state: the LSTM's hidden state h; the feed-forward controller has no recurrent state,\n"
+             "so its state is the extra layer's output t = tanh(.), which both heads read", ha="center", fontsize=8)
+
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -169,31 +176,40 @@ def table2_csv(results) -> str:
     return buffer.getvalue()
 
 
-def run_table2(out: str, seed: int = 0, budget: int = 2_000_000, settle: int = 500_000, digits: int = 20,
-               max_digits: int = 10, test_seed: int = 20, models=MODELS, log=print) -> list:
+def run_table2(out: str, seed: int = 0, budget: int = 2_000_000, settle: int = 2_000_000, digits: int = 20,
+               max_digits: int = 10, test_seed: int = 20, models=MODELS, models_dir: str = None, log=print) -> list:
     """Train, probe and draw the three models of Table 2 into ``out``
-    (table2.png, table2.json, table2.csv); returns the per-model results."""
+    (table2.png, table2.json, table2.csv); returns the per-model results.
+    With ``models_dir`` each model's checkpoint is saved there too, as
+    ``reverse-<core><units>-s<seed>-table2/checkpoint.npz``."""
     os.makedirs(out, exist_ok=True)
     results, summary = [], []
     for core, units, name in models:
         controller, report = train_short(core, units, seed, budget, max_digits, settle)
+        if models_dir:
+            path = os.path.join(models_dir, f"reverse-{core}{units}-s{seed}-table2")
+            os.makedirs(path, exist_ok=True)
+            save_checkpoint(os.path.join(path, "checkpoint.npz"), controller,
+                            dict(mode="supervised", config=report["config"], table2=True))
         agent = GreedyAgent(controller)
         greedy = {str(d): evaluate_complexity(agent, "reverse", 2 * d + 1, 50, seed=1000 + d)["solved"]
-                  for d in (max_digits, digits)}
+                  for d in sorted(set(TEST_DIGITS) | {max_digits, digits})}
         r = analyse(name, core, probe_reverse(controller, digits, test_seed))
         results.append(r)
         log(f"{name}: curriculum up to complexity {report['curriculum_up_to']} ({report['chars']:,} characters,"
             f" {report['seconds']:.0f} s, solved {2 * max_digits + 1}: {report['solved_target']}),"
             f" then {report['settle_chars']:,} characters on 1..{max_digits} digits;"
-            f" greedy solved {greedy}; mean A within phases {r['within']:.3f}, across {r['across']:.3f}")
+            f" greedy solved {greedy}; mean A within phases {r['within']:.3f}, across {r['across']:.3f};"
+            f" within phases by lag {LAGS}: {[round(v, 3) for v in r['by_lag']]}")
         summary.append(dict(name=name, core=core, units=units, seed=seed, state=r["state"],
                             curriculum_up_to_complexity=report["curriculum_up_to"], train_chars=report["chars"],
                             settle_chars=report["settle_chars"],
                             train_seconds=report["seconds"], solved_training_target=report["solved_target"],
-                            greedy_solved_by_digits=greedy,
+                            greedy_solved_by_digits=greedy, greedy_instances=50,
                             greedy_follows_ground_truth=float(np.mean(r["greedy"] == r["gold"])),
                             mean_A_within=r["within"], mean_A_across=r["across"], mean_A_within_right=r["within_right"],
                             mean_A_within_left=r["within_left"],
+                            mean_A_within_by_lag={f"{lo}-{hi or ''}": v for (lo, hi), v in zip(LAGS, r["by_lag"])},
                             p_left=[round(float(v), 4) for v in r["p_left"]],
                             p_right=[round(float(v), 4) for v in r["p_right"]],
                             phase=[int(v) for v in r["phase"]], A=np.round(r["A"], 3).tolist()))
