@@ -1,0 +1,196 @@
+"""Automaton extraction (tinyalgo.automata): a controller with a known answer
+gives the paper's Figure 4a machine; minimisation merges exactly the
+equivalent states; the machine acts like the network; drawing; bad inputs."""
+import json
+
+import numpy as np
+import pytest
+
+from tinyalgo.automata import MachineAgent, extract, fidelity
+from tinyalgo.automata.discretise import kmeans
+from tinyalgo.automata.draw import draw_machine
+from tinyalgo.automata.machine import Machine, MachineError, build_machine, load_machine, minimise, reduce_dont_care
+from tinyalgo.automata.record import Recording, record
+from tinyalgo.controller import Controller, ControllerConfig
+from tinyalgo.environment import Environment
+from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
+from tinyalgo.symbols import Vocabulary
+
+V = Vocabulary(10)
+LEFT, RIGHT, LEFT_WRITE = 0, 1, 2
+
+
+def reverse_controller():
+    """A feed-forward controller whose weights make it the paper's Figure 4a
+    machine on reverse: move right over digits; at the marker p move left;
+    after a move left, write the digit read and move left."""
+    env = Environment("reverse", batch_size=1)
+    sizes = env.obs_sizes                                   # (17, 17, 2, 3, 3)
+    n_in = sum(sizes)
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    H = n_in
+    cfg = ControllerConfig(obs_sizes=sizes, n_actions=4, n_symbols=V.size, core="ff", units=H, dtype="float64")
+    P = {"embed.w": np.eye(n_in, H), "embed.b": np.zeros(H), "extra.w": np.eye(H), "extra.b": np.zeros(H),
+         "q.w": np.zeros((H, 4)), "q.b": np.array([0.0, 0.0, 0.0, -1.0]), "sym.w": np.zeros((H, V.size)),
+         "sym.b": np.zeros(V.size)}
+    read, prev_move = offsets[0], offsets[3]
+    digits = read + np.arange(10)
+    P["q.w"][digits, RIGHT] = 1.0
+    P["q.w"][prev_move + LEFT, RIGHT] = -2.0
+    P["q.w"][digits, LEFT_WRITE] = 0.5
+    P["q.w"][prev_move + LEFT, LEFT_WRITE] = 1.0
+    P["q.w"][read + V.P, LEFT] = 2.0
+    P["sym.w"][digits, np.arange(10)] = 1.0
+    return Controller(cfg, params=P)
+
+
+@pytest.fixture(scope="module")
+def reverse_extraction():
+    controller = reverse_controller()
+    assert evaluate_complexity(GreedyAgent(controller), "reverse", 60, instances=10)["solved"] == 1.0
+    return controller, extract(controller, "reverse", complexities=[2, 10, 20, 40], instances=60)
+
+
+def test_the_hand_built_reverse_controller_is_the_two_state_machine_of_figure_4a(reverse_extraction):
+    _, r = reverse_extraction
+    raw, minimal, m = r["raw"], r["minimal"], r["reduced"]
+    # raw states: start, moving right, the first move left, writing after each of 10 digits
+    assert raw.n_states == 13 and raw.info["conflicts"] == 0 and r["k"] == 1
+    # exact minimisation keeps the start state apart (it never read p); the don't-care reduction does not
+    assert minimal.n_states == 3 and m.n_states == 2
+    digits = np.arange(10)
+    right, left = m.start, 1 - m.start
+    assert (m.action[right, digits] == RIGHT).all() and (m.next[right, digits] == right).all()
+    assert m.action[right, V.P] == LEFT and m.next[right, V.P] == left
+    assert (m.action[left, digits] == LEFT_WRITE).all() and (m.symbol[left, digits] == digits).all()
+    assert (m.next[left, digits[1:]] == left).all()
+    seen = m.action >= 0
+    assert seen.sum() == 10 + 1 + 10                     # nothing else was ever seen
+
+
+def test_machine_and_network_take_the_same_steps_where_fidelity_is_total(reverse_extraction, tmp_path):
+    controller, r = reverse_extraction
+    m = r["reduced"]
+    report = fidelity(m, controller, 150, instances=8, seed=5)
+    assert report["step"] == 1.0 and report["instance"] == 1.0 and report["fallbacks"] == 0
+    m.save(tmp_path / "m.json")
+    m = load_machine(tmp_path / "m.json", task="reverse")
+    trails = []
+    for agent in (GreedyAgent(controller), MachineAgent(m)):
+        env = Environment("reverse", batch_size=8, complexity=150, seed=5, extra_curriculum=False)
+        agent.start(8)
+        obs, reset, steps = env.observe(), np.ones(8, bool), []
+        for _ in range(160):
+            a, y = agent.act(env, obs, reset)
+            steps.append(np.stack([a, np.where(a >= 2, y, -1), obs[:, 0]]))
+            result = env.step(a, y)
+            obs, reset = result.obs, result.done
+        trails.append(np.array(steps))
+    np.testing.assert_array_equal(trails[0], trails[1])
+    row = evaluate_complexity(MachineAgent(m), "reverse", 2000, instances=5, seed=9)
+    assert row["solved"] == 1.0
+
+
+def machine_of(action, nxt, symbol=None, start=0):
+    action, nxt = np.array(action), np.array(nxt)
+    S, Vin = action.shape
+    symbol = np.full((S, Vin), -1) if symbol is None else np.array(symbol)
+    return Machine("copy", 10, 2, action, symbol, nxt, start, np.zeros((1, 0)), np.zeros(S, np.int64),
+                   np.zeros((S, 4), np.int64), np.stack([np.zeros(S), *np.zeros((4, S)), np.arange(S)], 1).astype(np.int64),
+                   np.ones(S, np.int64))
+
+
+def run_machine(m, inputs, s=None):
+    s, out = m.start if s is None else s, []
+    for x in inputs:
+        out.append((m.action[s, x], m.symbol[s, x]))
+        s = m.next[s, x]
+        if s < 0:
+            break
+    return out
+
+
+def test_minimisation_needs_several_rounds_and_merges_only_equivalent_states():
+    # a chain 0 -> 1 -> 2 -> 3 -> 3 on input 0; only state 3 says 'left' on input 1: each round splits one more
+    chain = machine_of(action=[[1, 1], [1, 1], [1, 1], [1, 0]], nxt=[[1, 0], [2, 0], [3, 0], [3, 0]])
+    assert minimise(chain)[0].n_states == 4
+    # two copies of a two-state cycle fold into one; the third state differs in output
+    twin = machine_of(action=[[1, 0], [0, 1], [1, 0], [0, 1], [0, 0]], nxt=[[1, 4], [2, 0], [3, 4], [0, 2], [4, 4]])
+    m, block = minimise(twin)
+    assert m.n_states == 3 and block[0] == block[2] and block[1] == block[3] and len({block[0], block[1], block[4]}) == 3
+    # random machines: the minimal one answers every input sequence as the original, from every state
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        S = 8
+        orig = machine_of(action=rng.integers(0, 2, (S, 2)), nxt=rng.integers(0, S, (S, 2)))
+        m, block = minimise(orig)
+        for s in range(S):
+            for seq in rng.integers(0, 2, (30, 12)):
+                assert run_machine(orig, seq, s) == run_machine(m, seq, block[s])
+        for p in range(S):                         # states in different blocks differ on some sequence
+            for q in range(p):
+                if block[p] != block[q]:
+                    assert any(run_machine(orig, seq, p) != run_machine(orig, seq, q)
+                               for seq in np.array(np.meshgrid(*[[0, 1]] * 8)).reshape(8, -1).T)
+
+
+def test_dont_care_reduction_merges_compatible_states_and_refuses_forced_clashes():
+    # the start state never read input 1: it folds into state 1 (Figure 4a's right-moving state)
+    m = machine_of(action=[[1, -1], [1, 0], [2, -1]], nxt=[[1, -1], [1, 2], [2, -1]])
+    assert minimise(m)[0].n_states == 3
+    reduced, block = reduce_dont_care(m)
+    assert reduced.n_states == 2 and block[0] == block[1] != block[2]
+    # 0 and 1 agree wherever both are known, but merging them forces 2 and 3 together, which clash on input 1
+    clash = machine_of(action=[[1, -1], [1, 1], [0, 0], [0, 1]], nxt=[[2, -1], [3, 1], [2, 2], [3, 3]])
+    reduced, block = reduce_dont_care(clash)
+    assert block[0] != block[1] and block[2] != block[3]
+    for s in range(4):                              # every known transition kept
+        known = clash.action[s] >= 0
+        assert (reduced.action[block[s], known] == clash.action[s, known]).all()
+
+
+def test_kmeans_is_seeded_and_finds_separated_clusters():
+    rng = np.random.default_rng(1)
+    centres = rng.normal(size=(5, 3)) * 10
+    X = np.concatenate([c + rng.normal(size=(40, 3)) * 0.1 for c in centres])
+    C1, l1 = kmeans(X, 5, seed=3)
+    C2, l2 = kmeans(X, 5, seed=3)
+    np.testing.assert_array_equal(l1, l2)
+    assert len(np.unique(l1)) == 5 and all(len(np.unique(l1[i * 40:(i + 1) * 40])) == 1 for i in range(5))
+
+
+def test_drawings_are_written_headless(reverse_extraction, tmp_path):
+    _, r = reverse_extraction
+    assert draw_machine(r["reduced"], tmp_path / "small.png") == "diagram"
+    rng = np.random.default_rng(0)
+    big = machine_of(action=rng.integers(-1, 4, (40, 17)), nxt=rng.integers(-1, 40, (40, 17)),
+                     symbol=rng.integers(0, 10, (40, 17)))
+    assert draw_machine(big, tmp_path / "big.png") == "heatmap"
+    for name in ("small.png", "big.png"):
+        data = (tmp_path / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 2000
+
+
+def test_bad_inputs_are_one_clear_error(reverse_extraction, tmp_path):
+    _, r = reverse_extraction
+    empty = Recording(np.zeros((0, 0)), np.zeros((0, 5), np.int64), *[np.zeros(0, np.int64)] * 3,
+                      np.zeros(0, bool), "reverse", 10, 2)
+    with pytest.raises(MachineError, match="no steps"):
+        build_machine(empty, np.zeros(0, np.int64), np.zeros((1, 0)))
+    path = tmp_path / "reverse.json"
+    r["reduced"].save(path)
+    with pytest.raises(MachineError, match="task 'reverse', not of task 'addition'"):
+        load_machine(path, task="addition")
+    with pytest.raises(MachineError, match="no such file"):
+        load_machine(tmp_path / "missing.json")
+    path.write_text(json.dumps({"format": "something else"}))
+    with pytest.raises(MachineError, match="not a tinyalgo automaton"):
+        load_machine(path)
+
+
+def test_recording_links_each_step_to_the_next_of_its_episode():
+    rec = record(reverse_controller(), "reverse", [6], instances=3, seed=2)
+    assert rec.first.sum() == 3 and len(rec) == 3 * (2 * 3 + 1)
+    assert (rec.next_row >= 0).sum() == len(rec) - 3           # all but each episode's last step
+    nxt = rec.next_row[rec.next_row >= 0]
+    assert len(np.unique(nxt)) == len(nxt) and not rec.first[nxt].any()

@@ -1,0 +1,148 @@
+"""Extraction on trained models, with the network and the machine compared
+at growing lengths and on adversarial instances (``python -m
+tinyalgo.automata.experiment``; figures/automata/README.md gives the
+commands).  One JSON of results per model, then a markdown table."""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import time
+
+import numpy as np
+
+from tinyalgo.automata.agent import MachineAgent
+from tinyalgo.automata.draw import draw_machine
+from tinyalgo.automata.extract import extract, fidelity
+from tinyalgo.checkpoint import load_checkpoint
+from tinyalgo.environment import Environment
+from tinyalgo.evaluation import GreedyAgent, evaluate_complexity, run_instances
+from tinyalgo.fileio import atomic_write_bytes, atomic_write_json
+from tinyalgo.tasks import make_task
+
+TASK_ORDER = ("copy", "reverse", "walk", "addition", "addition3", "multiplication")
+
+
+def adversarial(task_name: str, digits: int, base: int = 10):
+    """Canned instances of ``digits`` digits: {name: Instances} (long carry
+    chains, all maximal digits, all zeros); {} for walk (its digits are the
+    board's random fill)."""
+    task, top, L = make_task(task_name, base, **({"extra_curriculum": False} if task_name == "addition3" else {})), base - 1, digits
+    one = np.zeros(L, dtype=np.int64)
+    one[0] = 1
+    nines, zeros = np.full(L, top), np.zeros(L, dtype=np.int64)
+    if task_name in ("copy", "reverse"):
+        n = np.array([L])
+        return {"all maximal": task.build(nines[None], n, np.zeros(1, np.int64)),
+                "all zeros": task.build(zeros[None], n, np.zeros(1, np.int64))}
+    if task_name == "addition":
+        return {"carry chain 9...9 + 1": task.build(np.stack([nines, one])[None], [L]),
+                "all maximal": task.build(np.stack([nines, nines])[None], [L]),
+                "all zeros": task.build(np.stack([zeros, zeros])[None], [L])}
+    if task_name == "addition3":
+        return {"carry chain 9...9 + 1 + 0": task.build(np.stack([nines, one, zeros])[None], [L]),
+                "all maximal": task.build(np.stack([nines, nines, nines])[None], [L]),
+                "all zeros": task.build(np.stack([zeros, zeros, zeros])[None], [L])}
+    if task_name == "multiplication":
+        return {"carry chain 9...9 x 2": task.build(nines[None], [2], [L]),
+                "all maximal (9...9 x 9)": task.build(nines[None], [top], [L]),
+                "all zeros x 9": task.build(zeros[None], [top], [L])}
+    return {}
+
+
+def run_canned(agent, task_name, instances, base=10) -> bool:
+    env = Environment(task_name, batch_size=1, base=base, seed=0, extra_curriculum=False)
+    env.load(instances)
+    return bool(run_instances(agent, env)["solved"][0])
+
+
+def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instances: int = 100,
+          long_instances: dict = None, adversarial_digits: int = 10000, log=print) -> dict:
+    """Extract, draw, save and compare one model; returns its results."""
+    name = os.path.basename(os.path.dirname(os.path.abspath(checkpoint)))
+    controller, extra = load_checkpoint(checkpoint)
+    task, base = extra["config"]["task"], extra["config"].get("base", 10)
+    r = extract(controller, task, base)
+    m = r["reduced"]
+    m.save(os.path.join(out, f"{name}.json"))
+    drawing = draw_machine(m, os.path.join(out, f"{name}.png"),
+                           f"{name}: {m.n_states} states ({r['minimal'].n_states} before the don't-care reduction)")
+    log(f"{name}: k {r['k']}, states raw {r['raw'].n_states} minimal {r['minimal'].n_states}"
+        f" reduced {m.n_states}, conflicts {r['raw'].info['conflicts']} of {r['steps']}, {r['seconds']}")
+    res = dict(model=name, task=task, core=controller.config.core, units=controller.config.units, k=r["k"],
+               raw_states=r["raw"].n_states, minimal_states=r["minimal"].n_states, states=m.n_states,
+               conflicts=r["raw"].info["conflicts"], recorded_steps=r["steps"], extraction_seconds=r["seconds"],
+               drawing=drawing, fidelity=[fidelity(m, controller, c, instances, seed=1000 + c) for c in (100, 1000)],
+               accuracy=[], adversarial=[])
+    long_instances = long_instances or {}
+    for c in lengths:
+        n_net, n_mach = long_instances.get(c, (instances, instances))
+        t = time.perf_counter()
+        agent = MachineAgent(m, controller)
+        mach = evaluate_complexity(agent, task, c, n_mach, base, seed=2000 + c)
+        t_m = time.perf_counter() - t
+        net = evaluate_complexity(GreedyAgent(controller), task, c, n_net, base, seed=2000 + c) if n_net else None
+        row = dict(complexity=c, machine_solved=mach["solved"], machine_instances=n_mach, machine_fallbacks=agent.fallbacks,
+                   machine_filled=agent.filled[:20], network_solved=None if net is None else net["solved"],
+                   network_instances=n_net, machine_seconds=round(t_m, 1))
+        log(f"  {c:>6d}: machine {mach['solved']:.0%} of {n_mach} ({agent.fallbacks} fallbacks)"
+            + ("" if net is None else f", network {net['solved']:.0%} of {n_net}"))
+        res["accuracy"].append(row)
+    for label, inst in adversarial(task, adversarial_digits, base).items():
+        ok_m = run_canned(MachineAgent(m, controller), task, inst, base)
+        ok_n = run_canned(GreedyAgent(controller), task, inst, base)
+        res["adversarial"].append(dict(instance=label, digits=adversarial_digits, machine=ok_m, network=ok_n))
+        log(f"  {label} ({adversarial_digits} digits): machine {ok_m}, network {ok_n}")
+    atomic_write_json(os.path.join(out, f"{name}.results.json"), res)
+    return res
+
+
+def table(results: list) -> str:
+    """The markdown table of the results of ``study``."""
+    head = ("| model | states raw / minimal / reduced | k | fidelity step / instance (100; 1000) |"
+            " network solved 100 / 1k / 20k / 100k | machine solved 100 / 1k / 20k / 100k | adversarial machine (network) |")
+    lines = [head, "|" + "---|" * 7]
+    key = lambda r: (TASK_ORDER.index(r["task"]) if r["task"] in TASK_ORDER else 9, r["model"])
+    for r in sorted(results, key=key):
+        fid = "; ".join(f"{f['step']:.4f} / {f['instance']:.2f}" for f in r["fidelity"])
+
+        def acc(kind):
+            return " / ".join("-" if a[f"{kind}_solved"] is None else f"{a[f'{kind}_solved']:.0%}"
+                              + (f" ({a[f'{kind}_instances']})" if a[f"{kind}_instances"] != 100 else "")
+                              for a in r["accuracy"])
+        adv = ", ".join(f"{'ok' if a['machine'] else 'FAIL'} ({'ok' if a['network'] else 'fail'})" for a in r["adversarial"]) or "n/a"
+        lines.append(f"| {r['model']} | {r['raw_states']} / {r['minimal_states']} / {r['states']} | {r['k']} | {fid} |"
+                     f" {acc('network')} | {acc('machine')} | {adv} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description="extract machines from trained models and compare them with the networks")
+    p.add_argument("models", nargs="+", help="model directories (each with checkpoint.npz)")
+    p.add_argument("--out", default="figures/automata")
+    p.add_argument("--instances", type=int, default=100)
+    p.add_argument("--long-network", type=int, default=10, help="network instances at 100,000 (default 10)")
+    p.add_argument("--long-machine", type=int, default=100, help="machine instances at 100,000 (default 100)")
+    p.add_argument("--adversarial-digits", type=int, default=10000)
+    p.add_argument("--redo", action="store_true", help="redo models that already have results")
+    args = p.parse_args(argv)
+    os.makedirs(args.out, exist_ok=True)
+    for d in args.models:
+        name = os.path.basename(os.path.abspath(d))
+        if not args.redo and os.path.exists(os.path.join(args.out, f"{name}.results.json")):
+            continue
+        if not os.path.exists(os.path.join(d, "checkpoint.npz")):
+            print(f"{name}: no checkpoint, skipped")
+            continue
+        study(os.path.join(d, "checkpoint.npz"), args.out, instances=args.instances,
+              long_instances={100000: (args.long_network, args.long_machine)},
+              adversarial_digits=args.adversarial_digits)
+    results = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(args.out, "*.results.json")))]
+    atomic_write_bytes(os.path.join(args.out, "table.md"), table(results).encode())
+    print(table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

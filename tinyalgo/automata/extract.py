@@ -1,0 +1,182 @@
+"""The whole extraction (``extract``) and its fidelity report (``fidelity``).
+
+``extract`` records the controller on instances of the lengths it was
+trained on, chooses the number of clusters as the smallest that makes the
+recording deterministic (doubling k from 1, then bisecting), builds the
+machine, minimises it, and reduces it with unseen transitions as "don't
+care".  ``fidelity`` runs the network greedily on held-out instances and
+asks the machine, fed the same observations, what it would do at each step.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from tinyalgo.automata.agent import MachineAgent
+from tinyalgo.automata.discretise import kmeans
+from tinyalgo.automata.machine import MachineError, build_machine, minimise, reduce_dont_care
+from tinyalgo.automata.record import record, state_size, unflatten_state
+from tinyalgo.environment import Environment
+from tinyalgo.evaluation import GreedyAgent
+from tinyalgo.tasks import make_task
+
+
+def default_complexities(task, top: int = 100, count: int = 12) -> list:
+    """Recording lengths: ``count`` complexities from the task's minimum to ``top``."""
+    low = make_task(task).min_complexity
+    return sorted({int(c) for c in np.linspace(low, max(top, low), count)})
+
+
+def behaviour_tags(rec, controller, chunk: int = 4096) -> np.ndarray:
+    """Each recorded state's one-step behaviour: the network's greedy joint
+    action (and symbol, where it writes) from that recurrent state on every
+    symbol read that the recording shows with the same feedback fields, as
+    an id (T,) (equal ids: equal behaviour).  Two states that answer some
+    input differently are different states of any machine the network is."""
+    T, model = len(rec), controller.frozen()
+    fb_keys, fb_group = np.unique(rec.obs[:, 1:5], axis=0, return_inverse=True)
+    fb_group = fb_group.reshape(-1)
+    tags = np.zeros(T, dtype=np.int64)
+    offset = 0
+    for g in range(len(fb_keys)):
+        rows = np.nonzero(fb_group == g)[0]
+        inputs = np.unique(rec.obs[rows, 0])
+        h, back = np.unique(rec.state[rows], axis=0, return_inverse=True)
+        back = back.reshape(-1)
+        answers = np.empty((len(h), len(inputs)), dtype=np.int64)
+        per = max(1, chunk // len(inputs))
+        for i in range(0, len(h), per):
+            hb = h[i:i + per]
+            n = len(hb)
+            obs = np.empty((n * len(inputs), rec.obs.shape[1]), dtype=np.int64)
+            obs[:, 0] = np.tile(inputs, n)
+            obs[:, 1:5] = fb_keys[g]
+            template = model.initial_state(n * len(inputs))
+            state = unflatten_state(np.repeat(hb, len(inputs), axis=0), template) if hb.shape[1] else template
+            q, logp, _ = model.infer(obs, state, None)
+            a, y = q.argmax(axis=1), logp.argmax(axis=1)
+            answers[i:i + n] = np.where(a >= rec.n_moves, a + 2 * rec.n_moves * y, a).reshape(n, len(inputs))
+        ids = np.unique(answers, axis=0, return_inverse=True)[1].reshape(-1)
+        tags[rows] = offset + ids[back]
+        offset += int(ids.max()) + 1
+    return tags
+
+
+def refine_clusters(states, labels, tags):
+    """The clusters split by behaviour: one cluster per (k-means cluster,
+    behaviour tag) pair, with the mean of its states as centre."""
+    pairs, new = np.unique(np.stack([labels, tags], axis=1), axis=0, return_inverse=True)
+    new = new.reshape(-1)
+    counts = np.bincount(new, minlength=len(pairs))
+    centroids = np.zeros((len(pairs), states.shape[1]))
+    np.add.at(centroids, new, states)
+    return centroids / counts[:, None], new
+
+
+def choose_clusters(rec, seed: int = 0, k_max: int = 256, log=None, tags=None):
+    """The smallest k (doubling from 1, then bisecting) whose clustering of
+    the recorded states gives a deterministic machine; if none up to
+    ``k_max`` does, the k with the fewest conflicting rows.  Returns
+    (k, centroids, labels, raw machine, tried {k: conflicts})."""
+    tried, fits = {}, {}
+
+    def attempt(k):
+        centroids, labels = kmeans(rec.state, k, seed=seed)
+        if tags is not None:
+            centroids, labels = refine_clusters(rec.state, labels, tags)
+        machine = build_machine(rec, labels, centroids)
+        tried[k], fits[k] = machine.info["conflicts"], (centroids, labels, machine)
+        if log:
+            log(f"  k {k:5d}: {len(centroids):5d} clusters, {machine.n_states:6d} raw states,"
+                f" {tried[k]:6d} conflicting rows")
+        return tried[k]
+
+    if rec.state.shape[1] == 0:                  # a feed-forward controller: no recurrent state
+        attempt(1)
+        return (1,) + fits[1] + (tried,)
+    lo, k, worse = 0, 1, 0
+    while k <= k_max and attempt(k) > 0:
+        worse = worse + 1 if tried[k] > min(tried.values()) else 0
+        if worse == 2:                            # finer clusters only split what the network treats alike
+            k = k_max + 1
+            break
+        lo, k = k, 2 * k
+    if k > k_max:
+        best = min(tried, key=lambda j: (tried[j], j))
+        return (best,) + fits[best] + (tried,)
+    hi = k
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if attempt(mid) == 0:
+            hi = mid
+        else:
+            lo = mid
+    return (hi,) + fits[hi] + (tried,)
+
+
+def extract(controller, task, base: int = 10, complexities=None, instances: int = 50, seed: int = 0,
+            k_max: int = 256, behaviour: bool = True, log=None) -> dict:
+    """Extract the machine of ``controller`` on ``task``.  Returns a dict:
+    raw, minimal, reduced (Machines), k, tried, seconds, recording (its size)."""
+    t0 = time.perf_counter()
+    complexities = default_complexities(task) if complexities is None else list(complexities)
+    rec = record(controller, task, complexities, instances, base, seed)
+    if len(rec) == 0:
+        raise MachineError("the recording has no steps")
+    t1 = time.perf_counter()
+    tags = behaviour_tags(rec, controller) if behaviour and rec.state.shape[1] else None
+    t_tags = time.perf_counter()
+    k, centroids, labels, raw, tried = choose_clusters(rec, seed, k_max, log, tags)
+    minimal, _ = minimise(raw)
+    reduced, _ = reduce_dont_care(minimal)
+    t2 = time.perf_counter()
+    for m in (raw, minimal, reduced):
+        m.info.update(k=int(k), recorded_complexities=complexities, instances=int(instances), seed=int(seed),
+                      units=int(state_size(controller)), core=controller.config.core,
+                      raw_states=int(raw.n_states), minimal_states=int(minimal.n_states),
+                      reduced_states=int(reduced.n_states))
+    return dict(raw=raw, minimal=minimal, reduced=reduced, k=int(k), tried={int(a): int(b) for a, b in tried.items()},
+                steps=len(rec), seconds=dict(record=round(t1 - t0, 3), behaviour=round(t_tags - t1, 3), build=round(t2 - t1, 3), total=round(t2 - t0, 3)))
+
+
+def fidelity(machine, controller, complexity: int, instances: int = 100, seed: int = 1, base: int = None) -> dict:
+    """Agreement of ``machine`` with ``controller`` on ``instances`` fresh
+    instances of ``complexity``: the network acts greedily; the machine, fed
+    the same observations from its own state, proposes its action and symbol
+    at every step.  A step agrees if the joint actions are equal and, where
+    it writes, the symbols too.  Returns step (fraction of steps agreeing),
+    instance (fraction of instances agreeing at every step), fallbacks
+    (lane-steps the machine did not know), the first disagreeing (state,
+    input) pairs and the network's solved fraction."""
+    base = machine.base if base is None else base
+    env = Environment(machine.task, batch_size=instances, base=base, complexity=int(complexity), seed=seed,
+                      extra_curriculum=False)
+    net, mach = GreedyAgent(controller), MachineAgent(machine, controller)
+    B = env.batch
+    net.start(B)
+    mach.start(B)
+    obs, reset = env.observe(), np.ones(B, dtype=bool)
+    active, clean = np.ones(B, dtype=bool), np.ones(B, dtype=bool)
+    steps = agree = 0
+    wrong_pairs, solved = {}, np.zeros(B, dtype=bool)
+    while active.any():
+        s_before = np.where(reset, machine.start, mach.state)
+        a_net, y_net = net.act(env, obs, reset)
+        a_m, y_m = mach.act(env, obs, reset)
+        writes = a_net >= env.n_moves
+        ok = (a_net == a_m) & (~writes | (y_net == y_m))
+        steps += int(active.sum())
+        agree += int((ok & active).sum())
+        for lane in np.nonzero(active & ~ok & clean)[0]:
+            key = (int(s_before[lane]), int(obs[lane, 0]))
+            wrong_pairs[key] = wrong_pairs.get(key, 0) + 1
+        clean &= ok | ~active
+        result = env.step(a_net, y_net)
+        solved |= active & (result.reason == 1)
+        active &= ~result.done
+        obs, reset = result.obs, result.done
+    worst = sorted(wrong_pairs.items(), key=lambda kv: -kv[1])[:10]
+    return dict(complexity=int(complexity), instances=int(B), step=agree / steps, instance=float(clean.mean()),
+                fallbacks=int(mach.fallbacks), filled=len(mach.filled), network_solved=float(solved.mean()),
+                first_disagreements=[dict(state=s, input=x, instances=n) for (s, x), n in worst])
