@@ -204,7 +204,7 @@ class TrainingOptions(Options):
     controller: str = option("gru", "the controller's core (paper section 3)", choices=CORES)
     units: int = option(200, "hidden units of each layer", minimum=1)
     layers: int = option(1, "recurrent layers of the controller", minimum=1)
-    base: int = option(10, "the base of the digits", minimum=2, maximum=10, cli=False)
+    base: int = option(10, "the base of the digits (paper Appendix B)", minimum=2, maximum=10, cli=False, sweep=True)
     seed: int = option(0, "seed of the run's random generator (weights, instances, exploration)", minimum=0)
     batch: int = option(20, "lanes trained side by side", minimum=1, cli=False)
     lr: float = option(0.1, "the SGD learning rate", minimum=0.0, open_below=True, cli=False)

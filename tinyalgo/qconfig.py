@@ -41,7 +41,7 @@ class QConfig(TrainingOptions):
     lam: float = option(1.0, "lambda of Watkins Q(lambda)", minimum=0.0, maximum=1.0, cli=False)
     penalty: bool = option(True, "the penalty on sum_a Q(s,a) - 1 (paper section 6.3)")
     kappa: float = option(0.01, "the weight of that penalty", minimum=0.0, cli=False)
-    reward: str = option("binary", "the reward of a step (paper section 6)", choices=REWARDS)
+    reward: str = option("binary", "the reward of a step (paper section 6, Appendix C)", choices=REWARDS, sweep=True)
     epsilon: float = option(0.05, "the exploration rate of a training lane", minimum=0.0, maximum=1.0, cli=False)
     exploration: str = option("constant", "constant: epsilon on every training lane (paper); release: 0 once"
                                           " validation characters are right (>= 90% after the penalty switch), as"

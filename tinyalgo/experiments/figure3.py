@@ -59,7 +59,17 @@ def run_figure3(tasks, controllers, seeds, budget, complexities, instances, work
 
 
 def plot_figure3(rows, path) -> None:
-    """Accuracy (instances solved) against complexity, one panel per task."""
+    """Accuracy (instances solved) against complexity, one panel per task, one colour per controller."""
+    styles = {"ff": dict(ls="--", lw=3.5), "gru": dict(ls="-", lw=2), "lstm": dict(ls=":", lw=2.5)}
+    series = [(c, color, styles[c], c.upper()) for c, color in zip(CONTROLLERS, ("tab:green", "tab:blue", "tab:red"))]
+    plot_accuracy(rows, path, "controller", series,
+                  "Supervised training (paper Fig. 3): accuracy against test complexity")
+
+
+def plot_accuracy(rows, path, key, series, title) -> None:
+    """Accuracy (instances solved) against complexity, one panel per task: for each
+    ``(value, color, style, label)`` of ``series``, the rows whose ``key`` is ``value``,
+    a thin line per seed and their mean (paper Figures 3 and 5)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -67,8 +77,8 @@ def plot_figure3(rows, path) -> None:
     tasks = [t for t in TASKS if any(r["task"] == t for r in rows)]
     fig, axes = plt.subplots(2, 3, figsize=(13, 7), sharey=True)
     for ax, task in zip(axes.ravel(), tasks):
-        for controller, color in zip(CONTROLLERS, ("tab:green", "tab:blue", "tab:red")):
-            rs = [r for r in rows if r["task"] == task and r["controller"] == controller]
+        for value, color, style, label in series:
+            rs = [r for r in rows if r["task"] == task and r[key] == value]
             if not rs:
                 continue
             cs = sorted({r["complexity"] for r in rs})
@@ -77,18 +87,19 @@ def plot_figure3(rows, path) -> None:
                              for c in cs] for s in seeds])
             for a in acc:
                 ax.plot(cs, a, color=color, alpha=0.25, lw=1)
-            style = {"ff": dict(ls="--", lw=3.5), "gru": dict(ls="-", lw=2), "lstm": dict(ls=":", lw=2.5)}[controller]
-            ax.plot(cs, np.nanmean(acc, axis=0), color=color, marker="o", label=f"{controller.upper()} (mean of {len(seeds)})",
+            ax.plot(cs, np.nanmean(acc, axis=0), color=color, marker="o", label=f"{label} (mean of {len(seeds)})",
                     **style)
         ax.set_xscale("log")
         ax.set_title(task)
         ax.set_xlabel("test complexity")
         ax.set_ylim(-0.05, 1.05)
         ax.grid(alpha=0.3)
+    for ax in axes.ravel()[len(tasks):]:
+        ax.set_visible(False)
     axes[0, 0].set_ylabel("instances solved")
     axes[1, 0].set_ylabel("instances solved")
     axes[0, 0].legend(loc="lower left", fontsize=8)
-    fig.suptitle("Supervised training (paper Fig. 3): accuracy against test complexity")
+    fig.suptitle(title)
     fig.tight_layout()
     tmp = path + ".tmp.png"
     fig.savefig(tmp, dpi=90)

@@ -17,7 +17,8 @@ import os
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, fields
 
-from tinyalgo.experiments.table1_report import TABLE1_COLUMNS, TABLE1_ROWS, summarize_run
+from tinyalgo.experiments.table1_report import (BASE_DEFAULT, REWARD_DEFAULT, TABLE1_COLUMNS, TABLE1_ROWS, row_key,
+                                                run_name, summarize_run)
 from tinyalgo.fileio import atomic_write_json
 from tinyalgo.options import sweep_options
 from tinyalgo.qconfig import QConfig
@@ -40,7 +41,10 @@ class Job:
 
     @property
     def name(self) -> str:
-        return f"{self.task}-{self.column}-s{self.seed}"
+        """``runs/<name>.json``: ``<task>-<column>-s<seed>``, with ``-b<base>`` and ``-r<reward>`` before the
+        seed when the options set them to other than their defaults (``table1_report.run_name``)."""
+        return run_name(self.task, self.column, self.seed, self.options.get("base", BASE_DEFAULT),
+                        self.options.get("reward", REWARD_DEFAULT))
 
     def config(self) -> QConfig:
         column = TABLE1_COLUMNS[self.column]
@@ -77,9 +81,9 @@ def run_table1_job(job: Job) -> dict:
     """Train one Table 1 run and evaluate it at lengths 100 and 1000; its CSV row.
 
     With an ``out_dir`` the run can be stopped and run again: its log
-    ``runs/<task>-<column>-s<seed>.json`` is written once it is finished (a
+    ``runs/<name>.json`` (``Job.name``) is written once it is finished (a
     finished run is not trained again), and until then its checkpoint is saved
-    to ``runs/<task>-<column>-s<seed>/`` at segment boundaries, every
+    to ``runs/<name>/`` at segment boundaries, every
     ``SAVE_EVERY_SECONDS`` as ``tinyalgo train`` does, and a new call continues
     from it (exactly as if the run had never stopped)."""
     cfg = job.config()
@@ -149,24 +153,26 @@ def compact_report(report, lines=None) -> dict:
     return report
 
 
-def run_sweep(jobs, executor: Executor = None, workers: int = 2, log=print, on_result=None) -> list:
+def run_sweep(jobs, executor: Executor = None, workers: int = 2, log=print, on_result=None,
+              run=run_table1_job) -> list:
     """Run ``jobs`` through ``executor`` (default: a process pool of ``workers``);
-    ``on_result(rows so far)`` is called after each finished run."""
+    ``on_result(rows so far)`` is called after each finished run.  ``run(job)``
+    (picklable) makes a job's row: a ``summarize_run`` row, possibly with more."""
     own = executor is None
     executor = executor or ProcessPoolExecutor(max_workers=workers)
     results = []
     try:
-        futures = {executor.submit(run_table1_job, job): job for job in jobs}
+        futures = {executor.submit(run, job): job for job in jobs}
         for future in as_completed(futures):
             row = future.result()
             results.append(row)
             if on_result:
-                on_result(sorted(results, key=lambda r: (r["column"], r["task"], r["seed"])))
+                on_result(sorted(results, key=row_key))
             solved = f"solved @100 in {row['minutes_to_solve']:.1f} min" if row["solved"] else "not solved"
-            log(f"{row['task']:>15s} {row['column']:>16s} seed {row['seed']:>2d}: {solved} (run {row['minutes']:.1f}"
+            log(f"{futures[future].name:>32s}: {solved} (run {row['minutes']:.1f}"
                 f" min, {row['chars']:,} chars); re-test 100: {row['solved_fraction_100']},"
                 f" 1000: {row['solved_fraction_1000']}")
     finally:
         if own:
             executor.shutdown()
-    return sorted(results, key=lambda r: (r["column"], r["task"], r["seed"]))
+    return sorted(results, key=row_key)

@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import os
+import re
 
 from tinyalgo.fileio import atomic_write_bytes
 from tinyalgo.options import flag, sweep_options
@@ -40,8 +41,30 @@ PAPER_AT_100 = {
     "dynamic-watkins": dict(copy=10, reverse=10, walk=10, addition=6, addition3=8, multiplication=10),
     "full": dict(copy=10, reverse=9, walk=10, addition=10, addition3=8, multiplication=10),
 }
+BASE_DEFAULT, REWARD_DEFAULT = QConfig.base, QConfig.reward
+RUN_NAME = re.compile(r"(?P<task>[a-z0-9]+)-(?P<column>.+?)(-b(?P<base>\d+))?(-r(?P<reward>[a-z]+))?-s(?P<seed>\d+)")
 PAPER_FULL = {"copy": (10, 10, 0.6), "reverse": (9, 9, 3.1), "walk": (10, 10, 11.1), "addition": (10, 10, 21.1),
               "addition3": (8, 6, 81.9), "multiplication": (10, 0, 24.7)}   # solved@100, @1000 (of 10), minutes
+
+
+def run_name(task, column, seed, base=10, reward="binary") -> str:
+    """A run's file name in ``runs/``: ``<task>-<column>-s<seed>``, with ``-b<base>`` (paper Appendix B) and
+    ``-r<reward>`` (Appendix C) before the seed when they are not the defaults."""
+    return (f"{task}-{column}" + (f"-b{base}" if base != BASE_DEFAULT else "")
+            + (f"-r{reward}" if reward != REWARD_DEFAULT else "") + f"-s{seed}")
+
+
+def parse_run_name(stem) -> tuple:
+    """(task, column, seed) of a ``run_name``."""
+    match = RUN_NAME.fullmatch(stem)
+    if not match or match["task"] not in TABLE1_ROWS or match["column"] not in TABLE1_COLUMNS:
+        raise ValueError(f"{stem!r} is not a run name (<task>-<column>[-b<base>][-r<reward>]-s<seed>)")
+    return match["task"], match["column"], int(match["seed"])
+
+
+def row_key(row) -> tuple:
+    """The order of a sweep's rows: column, task, base, reward, seed."""
+    return (row["column"], row["task"], option_value(row, "base"), option_value(row, "reward"), row["seed"])
 
 
 def summarize_run(task, column, seed, report) -> dict:
@@ -55,7 +78,7 @@ def summarize_run(task, column, seed, report) -> dict:
     at = {row["length"]: row["solved"] for row in report["evaluations"]}
     solved_at, confirmed_at = state.get("solved_at"), state.get("confirmed_at")
     return dict(task=task, column=column, seed=seed, controller=cfg.controller, units=cfg.units,
-                solved=bool(solved_at), minutes=round(state["seconds"] / 60, 3),
+                budget=cfg.budget, solved=bool(solved_at), minutes=round(state["seconds"] / 60, 3),
                 minutes_to_solve=round(solved_at["seconds"] / 60, 3) if solved_at else None,
                 chars=state["chars"], chars_to_solve=solved_at["chars"] if solved_at else None,
                 **{name: getattr(cfg, name) for name in sweep_options(QConfig)},
@@ -72,18 +95,16 @@ def json_level(report) -> int:
 
 
 def summarize_directory(out_dir) -> list:
-    """Rows of every ``runs/<task>-<column>-s<seed>.json`` in ``out_dir``."""
+    """Rows of every run log ``runs/<run_name>.json`` in ``out_dir`` (base and reward: from its config)."""
     rows = []
     folder = os.path.join(out_dir, "runs")
     for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
         if not name.endswith(".json"):
             continue
-        stem = name[:-5]
-        task, rest = stem.split("-", 1)
-        column, seed = rest.rsplit("-s", 1)
+        task, column, seed = parse_run_name(name[:-5])
         with open(os.path.join(folder, name)) as f:
-            rows.append(summarize_run(task, column, int(seed), json.load(f)))
-    return sorted(rows, key=lambda r: (r["column"], r["task"], r["seed"]))
+            rows.append(summarize_run(task, column, seed, json.load(f)))
+    return sorted(rows, key=row_key)
 
 
 def results_csv(rows) -> str:
@@ -106,9 +127,40 @@ def option_value(row, name):
     return row.get(name, sweep_options(QConfig)[name][0])
 
 
+def seeds_text(seeds) -> str:
+    """"seeds 0-9", "seed 3", "seeds 0, 2, 5"."""
+    seeds = sorted(set(seeds))
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"seeds {seeds[0]}-{seeds[-1]}"
+    return ("seed " if len(seeds) == 1 else "seeds ") + ", ".join(str(s) for s in seeds)
+
+
+def runs_text(rows, budget=None) -> str:
+    """The seeds and the budget of a cell's runs: "seeds 0-4, 10,000,000 chars" (``budget``: for rows
+    without one)."""
+    budgets = sorted({r.get("budget", budget) for r in rows} - {None})
+    return seeds_text(r["seed"] for r in rows) + ", " + " or ".join(f"{b:,}" for b in budgets) + " chars"
+
+
+def common_runs(groups, budget=None):
+    """The ``runs_text`` shared by every non-empty group of rows (a table's cells), or None if they differ."""
+    texts = {runs_text(rs, budget) for rs in groups if rs}
+    return texts.pop() if len(texts) == 1 else None
+
+
+def runs_note(common) -> str:
+    """The table's note on seeds and budgets (``common``: ``common_runs``) and on runs that did not solve."""
+    where = (f"Every cell: {common} (characters, i.e. lane-steps, per run)." if common else
+             "Each cell states its seeds and its budget (characters, i.e. lane-steps, per run).")
+    return where + " A run that did not solve within its budget counts as failed."
+
+
 def table1_markdown(rows, budget) -> str:
-    """Success rates laid out like the paper's Table 1 (columns = variants)."""
+    """Success rates laid out like the paper's Table 1 (columns = variants), each cell beside the paper's;
+    every cell's seeds and budget are stated (once if all cells share them)."""
     columns = [c for c in TABLE1_COLUMNS if any(r["column"] == c for r in rows)]
+    common = common_runs([[r for r in rows if r["task"] == t and r["column"] == c] for t in TABLE1_ROWS
+                          for c in columns], budget)
     full = [r for r in rows if r["column"] == "full"]
     confirm = sorted({option_value(r, "confirm_length") for r in full} - {0})
     head = ["Task", *[f"{c}: solved @100" for c in columns]]
@@ -123,7 +175,9 @@ def table1_markdown(rows, budget) -> str:
         cells = [f"{task} ({TABLE1_ROWS[task].upper()})"]
         for c in columns:
             rs = [r for r in rows if r["task"] == task and r["column"] == c]
-            cells.append(f"{sum(r['solved'] for r in rs)}/{len(rs)} (paper {PAPER_AT_100[c][task]}/10)" if rs else "")
+            where = "" if common or not rs else f"; {runs_text(rs, budget)}"
+            cells.append(f"{sum(r['solved'] for r in rs)}/{len(rs)} (paper {PAPER_AT_100[c][task]}/10{where})"
+                         if rs else "")
         if full:
             rs = [r for r in full if r["task"] == task]
             solve_minutes = [r["minutes_to_solve"] for r in rs if r["minutes_to_solve"] is not None]
@@ -147,18 +201,19 @@ def table1_markdown(rows, budget) -> str:
     notes = option_notes(rows)
     if notes:
         lines += ["", "Options that differ from their defaults (value: tasks):", "", *notes]
-    lines.append("")
-    lines.append(f"Budget per run: {budget:,} characters (lane-steps). Columns: "
-                 + "; ".join(f"{c} = " + ", ".join(f"{k} {_word(v)}" for k, v in TABLE1_COLUMNS[c].items())
-                             for c in columns) + ".")
+    lines += ["", runs_note(common), "", "Columns: "
+              + "; ".join(f"{c} = " + ", ".join(f"{k} {_word(v)}" for k, v in TABLE1_COLUMNS[c].items())
+                          for c in columns) + ". The paper: 10 runs per cell, 3 x 10^7 characters each."]
     return "\n".join(lines) + "\n"
 
 
-def option_notes(rows) -> list:
-    """One line per sweep option that some of ``rows`` set to other than its
-    default: what it is, and each value with the tasks of its runs."""
+def option_notes(rows, exclude=()) -> list:
+    """One line per sweep option (but those in ``exclude``) that some of ``rows``
+    set to other than its default: what it is, and each value with the tasks of its runs."""
     notes = []
     for name, (default, opt) in sweep_options(QConfig).items():
+        if name in exclude:
+            continue
         values = sorted({option_value(r, name) for r in rows}, key=lambda v: (v != default, str(v)))
         if values == [default]:
             continue
