@@ -1,0 +1,188 @@
+"""The sweeps of Figure 5 and Appendices B and C, and Table 1's cells: tables
+are made from run logs, a run that did not solve is a failed run (never a
+missing one), a sweep stopped and run again ends with the rows of one never
+stopped, and a bad column, base or reward is one error before anything runs."""
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tinyalgo import rundir
+from tinyalgo.cli import main
+from tinyalgo.experiments import appendix, figure5
+from tinyalgo.experiments.table1 import Job, table1_jobs
+from tinyalgo.experiments.table1_report import parse_run_name, summarize_directory, table1_markdown
+from tinyalgo.qtraining import QTrainer
+
+# tiny runs: copy solves the test at length 10 in about 11,000 characters (a second)
+SMALL = dict(validate_every=3, val_instances=10, test_length=10, report_lengths=(10,))
+
+
+class Stop(Exception):
+    """A sweep stopped from outside (a killed worker)."""
+
+
+def run(name, out, columns, seeds=(0,), budget=15_000, tasks=("copy",), summarize=False):
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return appendix.run_appendix(name, list(tasks), list(columns), list(seeds), budget, str(out), SMALL, "cmd",
+                                     summarize=summarize, executor=pool, log=lambda s: None)
+
+
+def cells(text):
+    """{row label's first word: {column header: cell}} of the Markdown table in ``text``."""
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in text.splitlines() if line.startswith("|")]
+    return {r[0].split()[0]: dict(zip(rows[0], r)) for r in rows[2:]}
+
+
+def without_clock(rows):
+    return [{k: v for k, v in r.items() if not k.startswith("minutes")} for r in rows]
+
+
+def test_run_names_carry_base_and_reward_and_old_names_stay():
+    assert Job("copy", "full", 3, 1000).name == "copy-full-s3"
+    assert Job("copy", "full", 3, 1000, options={"base": 4}).name == "copy-full-b4-s3"
+    assert Job("copy", "gamma-0.99", 0, 1000, options={"reward": "continuous"}).name == "copy-gamma-0.99-rcontinuous-s0"
+    assert Job("walk", "full", 1, 1000, options={"base": 10, "reward": "binary"}).name == "walk-full-s1"
+    assert parse_run_name("copy-dynamic-watkins-b2-rdiscretized-s9") == ("copy", "dynamic-watkins", 9)
+    assert parse_run_name("addition3-classic-600-s12") == ("addition3", "classic-600", 12)
+    with pytest.raises(ValueError, match="'copy-nonsense-s0' is not a run name"):
+        parse_run_name("copy-nonsense-s0")
+
+
+def test_appendix_b_table_from_run_logs_counts_unsolved_runs_as_failed(tmp_path):
+    run("appendix-b", tmp_path, [10])                                     # solves
+    run("appendix-b", tmp_path, [4], seeds=(0, 1), budget=300)           # too short to solve
+    assert not appendix.appendix_b_jobs(["multiplication", "addition3"], [2], [0], 1000)   # refused: never run
+    text = run("appendix-b", tmp_path, [2, 4, 10], tasks=("copy", "multiplication"), summarize=True)
+    assert text == (tmp_path / "appendix_b.md").read_text()
+    table = cells(text)
+    copy, mult = table["copy"], table["multiplication"]
+    assert copy["base 10"].endswith(", 1/1 solved (paper 0.6; ours: seed 0, 15,000 chars)")
+    assert " min, 11k chars" in copy["base 10"] and not copy["base 10"].startswith("failed")
+    assert copy["base 4"] == "failed, 0/2 solved (paper 0.6; ours: seeds 0, 1, 300 chars)"
+    assert copy["base 2"] == "not run (paper 1.4)"
+    assert mult["base 2"] == "invalid (tinyalgo refuses) (paper invalid)"
+    assert mult["base 10"] == "not run (paper 24.7)"
+    assert "Each cell states its seeds and its budget" in text
+    assert "A run that did not solve within its budget counts as failed." in text
+    csv = (tmp_path / "appendix_b.csv").read_text().splitlines()
+    assert len(csv) == 4 and csv[0].split(",")[:7] == ["task", "column", "seed", "controller", "units", "budget",
+                                                         "solved"]
+
+
+def fake(solved_chars, **kw):
+    """Rows of one cell: a run per entry, None for a run that did not solve."""
+    return [dict(dict(task="copy", column="full", seed=s, budget=10_000_000, solved=c is not None,
+                      minutes_to_solve=None if c is None else c / 1e5, chars_to_solve=c), **kw)
+            for s, c in enumerate(solved_chars)]
+
+
+def test_the_median_counts_a_failed_run_as_slower_than_any_solved():
+    assert appendix.cell(fake([300_000, None, 100_000])) == dict(runs=3, solved=2, minutes=3.0, chars=300_000)
+    assert appendix.cell(fake([100_000, None]))["chars"] is None                # half failed: failed
+    rows = fake([100_000, None, None], reward="continuous") + fake([100_000, 200_000, None], reward="binary")
+    table = cells(appendix.appendix_c_markdown(rows, rewards=["binary", "continuous"]))["copy"]
+    assert table["continuous reward"] == "failed, 1/3 solved (paper 0.8)"
+    assert table["0/1 reward"] == "2.00 min, 200k chars, 2/3 solved (paper 0.6)"
+    text = appendix.appendix_c_markdown(rows, rewards=["binary", "continuous"])
+    assert "Every cell: seeds 0-2, 10,000,000 chars" in text and "continuous reward against the 0/1 reward" in text
+
+
+def test_a_stopped_appendix_sweep_resumes_to_the_same_rows(tmp_path, monkeypatch):
+    straight = run("appendix-c", tmp_path / "straight", ["binary", "continuous"], budget=6_000)
+    real_save, saves = rundir.save_run, []
+
+    def save_then_stop(out, trainer, best_saved=None):
+        real_save(out, trainer, best_saved)
+        saves.append(trainer.state.chars)
+        raise Stop
+
+    with monkeypatch.context() as m:
+        m.setattr(rundir, "SAVE_EVERY_SECONDS", 0.0)
+        m.setattr(rundir, "save_run", save_then_stop)
+        with pytest.raises(Stop):
+            run("appendix-c", tmp_path / "stopped", ["binary", "continuous"], budget=6_000)
+    assert saves and all(chars < 6_000 for chars in saves)
+    resumed = run("appendix-c", tmp_path / "stopped", ["binary", "continuous"], budget=6_000)
+    logs = sorted(p.name for p in (tmp_path / "stopped" / "runs").glob("*.log"))
+    assert logs == ["copy-full-rcontinuous-s0.log", "copy-full-s0.log"]
+    assert any("resumed from" in (tmp_path / "stopped" / "runs" / name).read_text() for name in logs)
+    rows = summarize_directory(tmp_path / "stopped")
+    assert [r["reward"] for r in rows] == ["binary", "continuous"]
+    assert without_clock(rows) == without_clock(summarize_directory(tmp_path / "straight"))
+    assert cells(resumed)["copy"].keys() == cells(straight)["copy"].keys()
+
+
+def exit_code(argv) -> int:
+    """The exit status of ``tinyalgo argv`` (argparse's errors exit)."""
+    try:
+        return main(argv)
+    except SystemExit as stop:
+        return stop.code
+
+
+def test_bad_names_are_one_error_before_anything_runs(tmp_path, capsys):
+    with pytest.raises(ValueError, match=r"unknown base 11; allowed: 2\.\.10"):
+        appendix.appendix_b_jobs(["copy"], [3, 11], [0], 1000)
+    with pytest.raises(ValueError, match="unknown reward 'gold'; allowed: binary, discretized, continuous"):
+        appendix.appendix_c_jobs(["copy"], ["binary", "gold"], [0], 1000)
+    with pytest.raises(ValueError, match="unknown Table 1 column 'standard'; allowed: classic-600"):
+        figure5.figure5_jobs(["copy"], [0], 1000, str(tmp_path), columns=("standard", "full"))
+    with pytest.raises(ValueError, match="unknown task 'sort'"):
+        appendix.appendix_c_jobs(["sort"], ["binary"], [0], 1000)
+    with pytest.raises(ValueError, match="the reward is set by each column of this table"):
+        appendix.appendix_c_jobs(["copy"], ["binary"], [0], 1000, reward="continuous")
+    out = tmp_path / "out"
+    for argv, message in [(["appendix-b", "--bases", "3", "11"], "argument --bases: invalid choice: 11"),
+                          (["appendix-c", "--rewards", "gold"], "argument --rewards: invalid choice: 'gold'"),
+                          (["table1", "--columns", "standard"], "argument --columns: invalid choice: 'standard'"),
+                          (["figure5", "--tasks", "sort"], "argument --tasks: invalid choice: 'sort'")]:
+        assert exit_code(["experiment", *argv, "--budget", "100", "--out", str(out)]) == 2
+        assert message in capsys.readouterr().err
+    assert main(["experiment", "appendix-c", "--reward", "continuous", "--budget", "100", "--out", str(out)]) == 2
+    assert "the reward is set by each column of this table (--rewards)" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_figure5_tests_each_final_model_and_a_rerun_reuses_runs_and_tests(tmp_path, monkeypatch):
+    def figure(complexities=(10, 30)):
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return figure5.run_figure5(["copy"], [0], 12_000, str(tmp_path), dict(SMALL, confirm_length=0), "cmd",
+                                       complexities=complexities, instances=10, executor=pool, log=lambda s: None)
+
+    text = figure()
+    csv = (tmp_path / "figure5.csv").read_text().splitlines()
+    assert len(csv) == 1 + 2 * 2 and (tmp_path / "figure5.png").stat().st_size > 10_000
+    table = {(r[0].split()[0], r[1]): r for r in
+             ([c.strip() for c in line.strip("|").split("|")] for line in text.splitlines() if line.startswith("| copy"))}
+    assert set(table) == {("copy", "classic"), ("copy", "full")}
+    assert table["copy", "full"][2] == "1/1" and float(table["copy", "full"][3]) > 0.5      # solved in training
+    assert "Every cell: seed 0, 12,000 chars" in text
+
+    def no_work(*args, **kw):
+        raise AssertionError("a finished run was trained or tested again")
+
+    monkeypatch.setattr(QTrainer, "run", no_work)
+    monkeypatch.setattr(figure5, "evaluate_complexity", no_work)
+    assert figure() == text and (tmp_path / "figure5.csv").read_text().splitlines() == csv
+    monkeypatch.undo()
+    monkeypatch.setattr(QTrainer, "run", no_work)
+    longer = figure((10, 30, 100))                                       # only the new complexity is tested
+    assert "@100" in longer and len((tmp_path / "figure5.csv").read_text().splitlines()) == 1 + 2 * 3
+
+
+def row(**kw):
+    return dict(dict(task="copy", column="classic", seed=0, budget=10_000_000, solved=True), **kw)
+
+
+def test_table1_cells_beside_the_paper_with_seeds_budgets_and_failures():
+    uniform = [row(seed=s, solved=s < 3) for s in range(5)] + [row(column="gamma-0.99", seed=s) for s in range(5)]
+    text = table1_markdown(uniform, 1)
+    copy = cells(text)["copy"]
+    assert copy["classic: solved @100"] == "3/5 (paper 9/10)" and copy["gamma-0.99: solved @100"] == "5/5 (paper 5/10)"
+    assert "Every cell: seeds 0-4, 10,000,000 chars" in text and "counts as failed" in text
+    mixed = uniform + [row(column="classic-600", seed=7, budget=20_000_000, solved=False)]
+    copy = cells(table1_markdown(mixed, 1))["copy"]
+    assert copy["classic-600: solved @100"] == "0/1 (paper 3/10; seed 7, 20,000,000 chars)"
+    assert copy["classic: solved @100"] == "3/5 (paper 9/10; seeds 0-4, 10,000,000 chars)"
+    assert list(copy)[1:4] == ["classic-600: solved @100", "classic: solved @100", "gamma-0.99: solved @100"]
+    assert [j.name for j in table1_jobs(["copy"], ["classic-400"], [0], 100)] == ["copy-classic-400-s0"]

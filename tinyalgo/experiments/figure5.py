@@ -1,0 +1,166 @@
+"""The paper's Figure 5: test accuracy (the fraction of fresh instances solved
+completely) against complexity, from 10 to 20,000, for standard Q-learning
+(Table 1's "classic" column: one-step Q, constant discount 1, no penalty) and
+the enhanced version ("full": dynamic discount, Watkins Q(lambda), the
+penalty), per task, over the runs' seeds (paper section 6.4).
+
+    tinyalgo experiment figure5 --seeds 10 --budget 10000000
+
+The runs are Table 1 runs (``tinyalgo.experiments.table1``: resumable, a
+finished run is not trained again, so a Table 1 sweep's ``--out`` with both
+columns can be reused); each run's final model (``runs/<name>/checkpoint.npz``)
+is then tested at every complexity, and the results are kept in
+``runs/<name>/figure5.json``, so a rerun tests only what is missing.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+
+import numpy as np
+
+from tinyalgo.checkpoint import load_checkpoint
+from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
+from tinyalgo.experiments.figure3 import COMPLEXITIES, plot_accuracy
+from tinyalgo.experiments.table1 import run_sweep, run_table1_job, table1_jobs
+from tinyalgo.experiments.table1_report import (TABLE1_ROWS, common_runs, option_notes, results_csv, runs_note,
+                                                runs_text)
+from tinyalgo.fileio import atomic_write_bytes, atomic_write_json
+from tinyalgo.qconfig import QConfig
+from tinyalgo.rundir import checkpoint_path
+
+COLUMNS = ("classic", "full")
+SERIES = [("classic", "tab:blue", dict(ls="--", lw=2.5), "standard Q-learning (classic)"),
+          ("full", "tab:red", dict(ls="-", lw=2), "enhanced (full)")]
+RESULTS = "figure5.json"
+DEFAULT_OUT = os.path.join("figures", "figure5")      # the command's --out unless given
+
+
+def figure5_jobs(tasks, seeds, budget, out_dir, columns=COLUMNS, **options) -> list:
+    """The Table 1 jobs of the figure (``columns``: classic and full); ``out_dir`` is needed (the models
+    are tested from their saved checkpoints)."""
+    if not out_dir:
+        raise ValueError("Figure 5 needs an output directory: its runs' final models are tested from there")
+    return table1_jobs(tasks, columns, seeds, budget, out_dir, **options)
+
+
+def accuracy_curve(job, complexities, instances: int) -> list:
+    """The fraction of ``instances`` fresh instances the final model of ``job``'s run solves at each
+    complexity (seeded by the run's seed and the complexity).  Results already in
+    ``runs/<name>/figure5.json`` for the same number of instances are reused; once a complexity is
+    failed completely (no instance solved, under 1% of the characters right before the first error)
+    the longer ones are recorded as failed without testing."""
+    folder = os.path.join(job.out_dir, "runs", job.name)
+    saved_path = os.path.join(folder, RESULTS)
+    saved = {}
+    if os.path.exists(saved_path):
+        with open(saved_path) as f:
+            saved = {r["complexity"]: r for r in json.load(f) if r["instances"] == instances}
+    if not all(c in saved for c in complexities):
+        if not os.path.exists(checkpoint_path(folder)):
+            raise ValueError(f"{checkpoint_path(folder)} is missing: the run's final model cannot be tested"
+                             f" (delete runs/{job.name}.json to train the run again)")
+        controller, extra = load_checkpoint(checkpoint_path(folder))
+        base = QConfig.from_saved(extra["config"]).base
+        agent = GreedyAgent(controller)
+        hopeless = False
+        for c in sorted(complexities):
+            if c in saved:
+                hopeless = saved[c]["solved"] == 0.0 and saved[c]["char_accuracy"] < 0.01
+                continue
+            if hopeless:
+                saved[c] = dict(complexity=c, instances=instances, solved=0.0, char_accuracy=0.0, tested=False)
+                continue
+            r = evaluate_complexity(agent, job.task, c, instances, base=base, seed=10_000 * (job.seed + 1) + c)
+            saved[c] = dict(complexity=c, instances=instances, solved=r["solved"],
+                            char_accuracy=round(r["char_accuracy"], 6), tested=True)
+            hopeless = r["solved"] == 0.0 and r["char_accuracy"] < 0.01
+        atomic_write_json(saved_path, [saved[c] for c in sorted(saved)])
+    return [saved[c] for c in sorted(complexities)]
+
+
+def run_figure5_job(job, complexities=COMPLEXITIES, instances: int = 50) -> dict:
+    """Train (or read) one run, then test its final model: its Table 1 row with ``curve``, the tests."""
+    row = run_table1_job(job)
+    return dict(row, curve=accuracy_curve(job, complexities, instances))
+
+
+def curve_rows(rows) -> list:
+    """One CSV row per (run, complexity)."""
+    out = []
+    for r in rows:
+        for point in r["curve"]:
+            out.append(dict(task=r["task"], column=r["column"], controller=r["controller"], units=r["units"],
+                            seed=r["seed"], budget=r["budget"], chars=r["chars"], solved_100_in_training=r["solved"],
+                            complexity=point["complexity"], instances=point["instances"], solved=point["solved"],
+                            char_accuracy=point["char_accuracy"], tested=point["tested"]))
+    return out
+
+
+def figure5_markdown(rows) -> str:
+    """The mean fraction solved per task, column and complexity, with each cell's seeds and budget."""
+    tasks = [t for t in TABLE1_ROWS if any(r["task"] == t for r in rows)]
+    groups = {(t, c): [r for r in rows if r["task"] == t and r["column"] == c] for t in tasks for c in COLUMNS}
+    common = common_runs(groups.values())
+    complexities = sorted({p["complexity"] for r in rows for p in r["curve"]})
+    head = ["task", "Q-learning", "solved @100 in training", *[f"@{c:,}" for c in complexities]]
+    if not common:
+        head.append("runs")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (t, c), rs in groups.items():
+        if not rs:
+            continue
+        cells = [f"{t} ({TABLE1_ROWS[t].upper()})", c, f"{sum(r['solved'] for r in rs)}/{len(rs)}"]
+        for k in complexities:
+            acc = [p["solved"] for r in rs for p in r["curve"] if p["complexity"] == k]
+            cells.append(f"{np.mean(acc):.2f}" if acc else "")
+        if not common:
+            cells.append(runs_text(rs))
+        lines.append("| " + " | ".join(cells) + " |")
+    instances = sorted({p["instances"] for r in rows for p in r["curve"]})
+    lines += ["", f"Each cell @N: the mean over the runs of the fraction of {' or '.join(map(str, instances))} fresh"
+                  " instances of complexity N the run's final model solves completely (greedy actions). A run"
+                  " that did not solve in training is tested as it ended (it counts, as a failed run).",
+              "", runs_note(common), "",
+              "classic: one-step Q, constant discount 1, no penalty; full: dynamic discount, Watkins Q(lambda),"
+              " the penalty (paper section 6). The paper: 10 runs, 3 x 10^7 characters each."]
+    notes = option_notes(rows)
+    if notes:
+        lines += ["", "Options that differ from their defaults (value: tasks):", "", *notes]
+    return "\n".join(lines) + "\n"
+
+
+def write_figure5(rows, out_dir, command: str) -> str:
+    """``figure5.csv`` (a row per run and complexity), ``figure5.png`` and ``figure5.md``; the table's text."""
+    points = curve_rows(rows)
+    atomic_write_bytes(os.path.join(out_dir, "figure5.csv"), results_csv(points).encode())
+    plot_accuracy(points, os.path.join(out_dir, "figure5.png"), "column", SERIES,
+                  "Q-learning (paper Fig. 5): accuracy against test complexity, standard against enhanced")
+    text = f"# Figure 5, reproduced\n\nCommand: `{command}`\n\n" + figure5_markdown(rows)
+    atomic_write_bytes(os.path.join(out_dir, "figure5.md"), text.encode())
+    return text
+
+
+def run_figure5(tasks, seeds, budget, out_dir, options, command, complexities=COMPLEXITIES, instances=50,
+                workers=2, executor=None, log=print) -> str:
+    """Train (or reuse) the runs, test them, write the figure; the table's text."""
+    for c in complexities:
+        if c < 1:
+            raise ValueError(f"complexities must be at least 1; got {c}")
+    jobs = figure5_jobs(tasks, seeds, budget, out_dir, **options)         # bad names stop here, before any run
+    log(f"Figure 5: {len(jobs)} runs, {workers} worker processes -> {out_dir}"
+        f" (each run's progress: {out_dir}/runs/<name>.log; rerun the same command to continue)")
+    run = functools.partial(run_figure5_job, complexities=tuple(complexities), instances=instances)
+    rows = run_sweep(jobs, executor=executor, workers=workers, log=log, run=run,
+                     on_result=lambda rows: write_figure5(rows, out_dir, command))
+    return write_figure5(rows, out_dir, command)
+
+
+def command(args, command_line, options) -> int:
+    """``tinyalgo experiment figure5`` from the parsed arguments."""
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    print(run_figure5(args.tasks or list(TABLE1_ROWS), seeds, args.budget or QConfig.budget,
+                      args.out or DEFAULT_OUT, options, command_line, args.complexities, args.instances,
+                      args.workers))
+    return 0
