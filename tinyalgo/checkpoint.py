@@ -31,8 +31,12 @@ def save_checkpoint(path, controller: Controller, extra: dict = None) -> None:
     atomic_write_bytes(path, buffer.getvalue())
 
 
-def load_checkpoint(path):
-    """Read a checkpoint; returns (controller, extra).  Raises CheckpointError."""
+def load_checkpoint(path, task: str = None, base: int = None):
+    """Read a checkpoint; returns (controller, extra).  Raises CheckpointError,
+    also for parameters that are not finite (a diverged run) and, given the
+    ``task`` and ``base`` a caller asks for, for a checkpoint trained on
+    another task or base, or whose observation fields, actions or symbols do
+    not fit that task's environment."""
     def fail(problem):
         raise CheckpointError(f"checkpoint {path}: {problem}")
 
@@ -47,7 +51,7 @@ def load_checkpoint(path):
         archive = np.load(io.BytesIO(data), allow_pickle=False)
         arrays = {name: archive[name] for name in archive.files}
     except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as err:
-        fail(f"not a readable .npz archive (truncated or corrupted?): {err}")
+        fail(f"not a readable .npz archive (not a checkpoint, or truncated or corrupted: {type(err).__name__})")
     if "__header__" not in arrays:
         fail("no tinyalgo header (not a tinyalgo checkpoint)")
     try:
@@ -73,4 +77,29 @@ def load_checkpoint(path):
             fail(f"parameter {name} has shape {params[name].shape}, its configuration needs {tuple(shape)}")
         if params[name].dtype != np.dtype(config.dtype):
             fail(f"parameter {name} is {params[name].dtype}, its configuration says {config.dtype}")
-    return Controller(config, params={k: params[k] for k in expected}), header.get("extra", {})
+        bad = int(params[name].size - np.isfinite(params[name]).sum())
+        if bad:
+            fail(f"parameter {name} has {bad} NaN or infinite values (a run that diverged); it cannot be used")
+    extra = header.get("extra", {})
+    if task is not None or base is not None:
+        check_task(fail, config, extra.get("config", {}) if isinstance(extra, dict) else {}, task, base)
+    return Controller(config, params={k: params[k] for k in expected}), extra
+
+
+def check_task(fail, config: ControllerConfig, saved: dict, task: str, base: int) -> None:
+    """``fail`` unless a controller of ``config`` (trained with the run config ``saved``) fits ``task`` in ``base``."""
+    from tinyalgo.environment import Environment            # the environment imports more than a checkpoint needs
+
+    saved_task, saved_base = saved.get("task"), saved.get("base", 10 if "task" in saved else None)
+    if task is not None and saved_task is not None and task != saved_task:
+        fail(f"trained on {saved_task}, not on {task}: leave out --task or give {saved_task}")
+    if base is not None and saved_base is not None and base != saved_base:
+        fail(f"trained in base {saved_base}, not in base {base}: leave out --base or give {saved_base}")
+    task, base = task or saved_task, base or saved_base or 10
+    if task is None:
+        return
+    env = Environment(task, batch_size=1, base=base)
+    want = dict(obs_sizes=tuple(env.obs_sizes), n_actions=env.n_actions, n_symbols=env.vocab.size)
+    for name, value in want.items():
+        if tuple(np.atleast_1d(getattr(config, name))) != tuple(np.atleast_1d(value)):
+            fail(f"its controller has {name} {getattr(config, name)}, {task} in base {base} needs {value}")

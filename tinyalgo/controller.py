@@ -71,6 +71,10 @@ class Controller:
 
     def __init__(self, config: ControllerConfig, params: dict = None, rng: np.random.Generator = None,
                  fast: bool = True):
+        if not isinstance(config, ControllerConfig):
+            raise ValueError(f"config must be a ControllerConfig; got {type(config).__name__}")
+        if params is not None:
+            check_params(config, params)
         self.config, self.fast, self.threads = config, bool(fast), 1
         if params is None:
             params = init_params(config, rng if rng is not None else np.random.default_rng())
@@ -92,6 +96,8 @@ class Controller:
 
     def initial_state(self, batch: int) -> list:
         """Zero state: per layer (h,) for GRU, (h, c) for LSTM; [] for FF."""
+        if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
+            raise ValueError(f"batch must be a positive integer; got {batch!r}")
         n = STATE_ARRAYS[self.config.core]
         return [tuple(np.zeros((batch, self.config.units), dtype=self.dtype) for _ in range(n))
                 for _ in self._layer_params]
@@ -108,6 +114,27 @@ class Controller:
                              f" {obs.max(axis=0).tolist()} and min {obs.min()}")
         return obs
 
+    def check_state(self, state, batch: int) -> None:
+        """A ValueError unless ``state`` is a state of this controller for
+        ``batch`` lanes (what ``initial_state(batch)`` returns)."""
+        n, core, H = STATE_ARRAYS[self.config.core], self.config.core, self.config.units
+        layers = len(self._layer_params)
+        shape = "[]" if not layers else f"a list of {layers} tuple(s) of {n} array(s) ({batch}, {H})"
+        if not isinstance(state, (list, tuple)) or len(state) != layers:
+            got = f"a list of {len(state)}" if isinstance(state, (list, tuple)) else type(state).__name__
+            raise ValueError(f"state of a {core.upper()} controller with {layers} layer(s) must be {shape}"
+                             f" (initial_state({batch})); got {got}")
+        for layer, arrays in enumerate(state):
+            if not isinstance(arrays, (list, tuple)) or len(arrays) != n:
+                raise ValueError(f"state of layer {layer} must be a tuple of {n} array(s) for a {core.upper()} core"
+                                 f" ({'h' if n == 1 else 'h, c'}); got {type(arrays).__name__}"
+                                 f"{' of ' + str(len(arrays)) if isinstance(arrays, (list, tuple)) else ''}")
+            for a in arrays:
+                if not isinstance(a, np.ndarray) or a.shape != (batch, H) or a.dtype.kind != "f":
+                    got = f"shape {a.shape} of {a.dtype}" if isinstance(a, np.ndarray) else type(a).__name__
+                    raise ValueError(f"state of layer {layer} must hold float arrays of shape ({batch}, {H})"
+                                     f" (lanes, units); got {got}")
+
     def layers(self) -> list:
         """Per core layer, its parameters by short name ({wx, bx, wh, ...}), views of ``params``."""
         P = self.params
@@ -122,6 +149,10 @@ class Controller:
         ``initial_state`` or the previous step; reset bool (B,): lanes that
         start an episode now.  Returns (q (B, A), logp (B, V), new state, StepCache)."""
         P, obs = self.params, self.check_obs(obs)
+        self.check_state(state, len(obs))
+        if reset is not None and np.shape(reset) != (len(obs),):
+            raise ValueError(f"reset must be None or a bool array of shape ({len(obs)},), one flag per lane;"
+                             f" got shape {np.shape(reset)}")
         keep = episode_barrier(reset, self.dtype)
         x, embed = onehot_affine_forward(obs, self.config._offsets, P["embed.w"], P["embed.b"])
         new_state, core_caches = [], []
@@ -224,6 +255,20 @@ def rollout_forward(controller, obs, resets, state0):
         logps.append(logp)
         caches.append(cache)
     return np.stack(qs), np.stack(logps), caches, state
+
+
+def check_params(config: ControllerConfig, params) -> None:
+    """A ValueError unless ``params`` holds exactly the parameters of ``config``, of their shapes."""
+    if not isinstance(params, dict):
+        raise ValueError(f"params must be a dict of named arrays; got {type(params).__name__}")
+    expected = config.param_shapes()
+    missing, extra = sorted(set(expected) - set(params)), sorted(set(params) - set(expected))
+    if missing or extra:
+        raise ValueError(f"params do not match the configuration ({config.core.upper()}-{config.units},"
+                         f" {config.layers} layer(s)): missing {missing}, unexpected {extra}")
+    for name, (shape, _, _) in expected.items():
+        if np.shape(params[name]) != tuple(shape):
+            raise ValueError(f"parameter {name} must have shape {tuple(shape)}; got {np.shape(params[name])}")
 
 
 def make_controller(env, core: str, units: int, layers: int, seed: int, dtype: str, fast: bool = True) -> Controller:

@@ -1,11 +1,63 @@
 """Files written atomically: a temporary file in the same directory, flushed
 to disk, then renamed over the target, so an interrupted write never destroys
-what was there before."""
+what was there before.
+
+A temporary file is named ``.tinyalgo-tmp.<host>.<pid>.<target>.<random>``:
+one left behind by a process that was killed mid-write (kill -9, a power
+cut) is recognised by its prefix and removed by the next write to the same
+folder, or by ``remove_stale_temporaries`` when a run starts, once no
+process of that id runs on this host.  A temporary file of a running
+process (another worker of a sweep writing next to it) is left alone."""
 from __future__ import annotations
 
 import json
 import os
+import socket
 import tempfile
+
+TEMP_PREFIX = ".tinyalgo-tmp."
+
+
+def _host() -> str:
+    return socket.gethostname().replace(".", "-") or "host"
+
+
+def temporary_prefix(target_name: str) -> str:
+    """The prefix of this process's temporary files for a target called ``target_name``."""
+    return f"{TEMP_PREFIX}{_host()}.{os.getpid()}.{target_name}."
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:                 # exists, owned by someone else
+        return True
+    return True
+
+
+def remove_stale_temporaries(folder) -> list:
+    """Remove the temporary files in ``folder`` left by killed processes of this
+    host; returns their paths."""
+    removed, host = [], _host()
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        if not name.startswith(TEMP_PREFIX):
+            continue
+        parts = name[len(TEMP_PREFIX):].split(".", 2)
+        if len(parts) < 3 or parts[0] != host or not parts[1].isdigit() or _running(int(parts[1])):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            os.unlink(path)
+            removed.append(path)
+        except OSError:
+            pass
+    return removed
 
 
 def atomic_write_bytes(path, data: bytes) -> None:
@@ -13,7 +65,8 @@ def atomic_write_bytes(path, data: bytes) -> None:
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    remove_stale_temporaries(folder)
+    fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(os.path.basename(path)), suffix=".tmp", dir=folder)
     umask = os.umask(0)
     os.umask(umask)
     try:
