@@ -25,7 +25,7 @@ def test_show_step_mode_quits_on_q(monkeypatch, capsys):
     (["show", "--base", "12"], "base must be an integer from 2 to 10"),
     (["show", "--task", "multiplication", "--base", "2"], "needs a base of at least 3"),
     (["show", "--task", "reverse", "--complexity", "-1"], "complexity must be an integer of at least 2"),
-    (["train", "--greedy-lanes", "20", "--budget", "0"], "greedy_lanes must be 0..19 (at least one lane explores)"),
+    (["train", "--greedy-lanes", "20", "--budget", "1000"], "--greedy-lanes must be 0..19 (at least one lane explores)"),
 ])
 def test_errors_are_one_line_with_status_2(argv, message, capsys):
     assert main(argv) == 2
@@ -55,7 +55,7 @@ def test_train_then_resume_then_evaluate(tmp_path, capsys):
     check_departures(text, complexity=10, instances=5)
     assert main(["evaluate", out + "/checkpoint.npz", "--complexities", "10", "12", "--epsilon", "0.05"]) == 0
     text = capsys.readouterr().out        # the greedy lines, then the same complexities acting as training lanes
-    assert "acting as a training lane (epsilon 0.05)" in text and text.count("complexity     1") == 4
+    assert "acting as a training lane (epsilon 0.05)" in text and text.count("(complexity     1") == 4
     assert main(["evaluate", out + "/checkpoint.npz", "--epsilon", "1.5"]) == 2
     captured = capsys.readouterr()
     assert "epsilon must be in [0, 1]; got 1.5" in captured.err and captured.out == ""
@@ -69,7 +69,7 @@ def check_departures(text: str, complexity: int, instances: int) -> None:
     """``evaluate --departures`` on copy: the instances the greedy line counts
     as failed (at least one), each listed once with how it ended and the
     greedy action it took instead of copy's ground truth (right+write)."""
-    solved = float(re.search(rf"complexity +{complexity}: solved +([\d.]+)%", text)[1]) / 100
+    solved = float(re.search(rf"\(complexity +{complexity}\): solved +([\d.]+)%", text)[1]) / 100
     failed = int(re.search(rf"complexity {complexity}: (\d+) of {instances} failed;", text)[1])
     assert failed == round(instances * (1 - solved)) and failed >= 1, text
     lines = re.findall(r"^  instance +(\d+): ([a-z ]+); (.*)$", text, flags=re.M)
@@ -116,3 +116,120 @@ def test_the_best_tested_model_can_be_evaluated(tmp_path, capsys):
     capsys.readouterr()
     assert main(["evaluate", str(out / "best.npz"), "--complexities", "20", "--instances", "5"]) == 0
     assert "best.npz: copy (base 10), GRU-24" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------ a command line people understand
+def test_version_comes_from_the_package(capsys):
+    import tinyalgo
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"tinyalgo {tinyalgo.__version__}"
+
+
+@pytest.mark.parametrize("command", [[], ["show"], ["train"], ["evaluate"], ["experiment"]])
+def test_every_option_has_help_with_its_default(command, capsys):
+    from tinyalgo.cli.main import build_parser
+    parser = build_parser()
+    if command:
+        parser = next(a for a in parser._subparsers._group_actions[0].choices.items() if a[0] == command[0])[1]
+    for action in parser._actions:
+        if action.option_strings and action.dest not in ("help", "version"):
+            assert action.help and "default" in action.help, (command, action.dest)
+    assert main(command + ["--help"]) == 0
+    text = capsys.readouterr().out
+    if command in ([], ["show"], ["train"]):
+        assert "add3 = addition3" in text and "mul = multiplication" in text        # the task aliases
+
+
+def test_show_explains_its_symbols_and_a_raised_complexity(capsys):
+    assert main(["show", "--task", "addition", "--complexity", "2", "--seed", "0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("legend: [x] the cell under the head") and "q end marker" in out[0]
+    shown = int(re.search(r"addition  complexity (\d+)", "\n".join(out))[1])
+    assert shown > 2 and out[1].startswith(f"note: complexity 2 was raised to {shown}: addition draws two numbers")
+    assert main(["show", "--task", "copy", "--complexity", "5"]) == 0
+    assert "note:" not in capsys.readouterr().out                                      # copy draws what it is asked
+
+
+def test_show_takes_a_length_in_digits(capsys):
+    assert main(["show", "--task", "addition", "--length", "7"]) == 0
+    assert "addition  complexity 14  step 0" in capsys.readouterr().out
+
+
+def test_a_closed_pipe_ends_quietly():
+    done = subprocess.run(f"{sys.executable} -m tinyalgo show --task addition --complexity 400 | head -1",
+                          shell=True, capture_output=True, text=True, executable="/bin/bash")
+    assert done.stdout.startswith("legend:") and done.stdout.count("\n") == 1
+    assert done.stderr == ""
+    done = subprocess.run(f"set -o pipefail; {sys.executable} -m tinyalgo show --complexity 400 | head -1",
+                          shell=True, capture_output=True, text=True, executable="/bin/bash")
+    assert done.returncode == 141 and done.stderr == ""                     # 128 + SIGPIPE, as `yes | head` ends
+
+
+def test_evaluate_takes_lengths_and_prints_both(tmp_path, capsys):
+    out = str(tmp_path / "run")
+    assert main(["train", "--task", "reverse", "--units", "8", "--budget", "500", "--confirm-length", "0",
+                 "--threads", "1", "--out", out]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", out + "/checkpoint.npz", "--lengths", "10", "30", "--instances", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "reverse (base 10)" in text and "length = complexity / 2" in text
+    assert re.search(r"length +10 \(complexity +20\): solved", text)
+    assert re.search(r"length +30 \(complexity +60\): solved", text)
+    assert main(["evaluate", out + "/checkpoint.npz", "--complexities", "21", "--instances", "3"]) == 0
+    assert re.search(r"length +10.5 \(complexity +21\): solved", capsys.readouterr().out)
+
+
+class FakeClock:
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self):
+        return self.t
+
+
+def validation_line(seconds, level, chars):
+    return (f"[{seconds:7.1f}s] complexity {level:4d}  validation solved {0.5:6.1%}  chars {0.9:6.1%}  eps 0.05"
+            f"  trained {chars:>10d} chars  {chars / seconds:7.0f} chars/s")
+
+
+def test_progress_in_a_file_is_a_line_every_few_seconds():
+    import io
+    from tinyalgo.cli.progress import FILE_EVERY_SECONDS, Progress
+    stream, clock = io.StringIO(), FakeClock()
+    progress = Progress(budget=100_000, stream=stream, terminal=False, now=clock)
+    for i in range(1, 41):                                  # four validations a second for ten seconds
+        clock.t = i / 4
+        progress(validation_line(i / 4, 6 + i // 10, 1000 * i))
+        if i == 20:
+            progress("penalty on (kappa = 0.01) at complexity 8")
+    progress.close()
+    lines = stream.getvalue().splitlines()
+    assert 3 <= len(lines) <= 10 / FILE_EVERY_SECONDS + 4 and "penalty on" in lines[1]
+    assert lines[0] == ("complexity 6 | validation 50% solved | 5,000 chars/s | 0:00 elapsed"
+                        " | 1,000/100,000 chars, ETA 0:20 to budget")      # the line says 0.2 s
+    assert lines[-1].startswith("complexity 10 |") and "40,000/100,000 chars, ETA 0:15 to budget" in lines[-1]
+
+
+def test_progress_on_a_terminal_updates_one_line_in_place():
+    import io
+    from tinyalgo.cli.progress import Progress
+    stream, clock = io.StringIO(), FakeClock()
+    progress = Progress(budget=10_000, stream=stream, terminal=True, now=clock)
+    for i in range(1, 11):
+        clock.t = i / 4
+        progress(validation_line(i / 4, 6, 1000 * i))
+    progress("SOLVED")
+    progress.close()
+    text = stream.getvalue()
+    assert text.count("\r") == 10 and text.count("\n") == 2 and text.endswith("\nSOLVED\n")   # the status, then SOLVED
+    assert "10,000/10,000 chars" in text.split("\r")[-1]
+
+
+def test_train_prints_a_few_progress_lines_not_one_per_validation(tmp_path, capsys):
+    assert main(["train", "--task", "copy", "--units", "8", "--budget", "3000", "--confirm-length", "0",
+                 "--threads", "1", "--out", str(tmp_path / "run")]) == 0
+    out = capsys.readouterr().out
+    status = [line for line in out.splitlines() if line.startswith("complexity ")]
+    assert 1 <= len(status) <= 3 and "validation solved" not in out, out
+    assert re.search(r"complexity \d+ \| validation \d+% solved \| [\d,]+ chars/s \| \d+:\d\d elapsed"
+                     r" \| [\d,]+/3,000 chars", status[0])

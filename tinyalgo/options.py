@@ -17,6 +17,7 @@ Adding an option to a run is one ``option(...)`` line in its config class.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from dataclasses import dataclass, field, fields
 
@@ -82,17 +83,27 @@ def allowed(opt: Option, config) -> str:
     return f"in {'(' if opt.open_below else '['}{lo:g}, {hi:g}]"
 
 
-def check_value(name: str, value, opt: Option, config) -> None:
-    """A ValueError naming the option, what it allows and what it got."""
+def problem(value, opt: Option, config) -> str:
+    """What is wrong with ``value`` ("must be at least 0; got -1"), or "" if nothing."""
     lo, hi = _bound(opt.minimum, config), _bound(opt.maximum, config)
     if opt.choices is not None:
         bad = value not in opt.choices
+    elif isinstance(value, float) and not math.isfinite(value):
+        bad = True
     else:
         bad = ((lo is not None and (value <= lo if opt.open_below else value < lo))
                or (hi is not None and value > hi))
-    if bad:
-        reason = f" ({opt.reason})" if opt.reason else ""
-        raise ValueError(f"{name} must be {allowed(opt, config)}{reason}; got {value!r}")
+    if not bad:
+        return ""
+    reason = f" ({opt.reason})" if opt.reason else ""
+    return f"must be {allowed(opt, config)}{reason}; got {value!r}"
+
+
+def check_value(name: str, value, opt: Option, config) -> None:
+    """A ValueError naming the option, what it allows and what it got."""
+    wrong = problem(value, opt, config)
+    if wrong:
+        raise ValueError(f"{name} {wrong}")
 
 
 def check_options(config) -> None:
@@ -132,6 +143,27 @@ def _argument_type(default, opt: Option):
     return type(default)
 
 
+def _flag_type(default, opt: Option):
+    """The flag's argparse type: the value, checked against the option's range
+    when the range does not depend on other options (those are checked by the
+    config, ``check_options``)."""
+    kind = _argument_type(default, opt)
+    static = not callable(opt.minimum) and not callable(opt.maximum)
+
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected {'an integer' if kind is int else 'a number'}, got {text!r}") from None
+        wrong = problem(value, opt, None) if static and opt.choices is None else ""
+        if wrong:
+            raise argparse.ArgumentTypeError(wrong)
+        return value
+    parse.__name__ = kind.__name__
+    return parse
+
+
 def _default_text(default, opt: Option) -> str:
     if opt.cli_default is not None or opt.default_text is not None:
         return opt.default_text or str(opt.cli_default)
@@ -165,7 +197,8 @@ def add_arguments(parser, configs: dict, sweep: bool = False) -> None:
             extra = {} if default else {"const": True}
             parser.add_argument(flag(name), action=action, default=None, help=help_text, **extra)
             continue
-        parser.add_argument(flag(name), type=_argument_type(default, opt), choices=opt.choices, metavar=opt.metavar,
+        kind = _argument_type(default, opt) if opt.choices is not None else _flag_type(default, opt)
+        parser.add_argument(flag(name), type=kind, choices=opt.choices, metavar=opt.metavar,
                             default=opt.cli_default, help=help_text)
 
 
@@ -173,7 +206,13 @@ def from_args(cls, args, **fixed):
     """``cls`` built from the options given on the command line (``args``),
     then ``fixed``; the others keep their declared defaults."""
     given = {f.name: getattr(args, f.name) for f in fields(cls) if getattr(args, f.name, None) is not None}
-    return cls(**{**given, **fixed})
+    try:
+        return cls(**{**given, **fixed})
+    except ValueError as err:                 # "greedy_lanes must be ..." -> "--greedy-lanes must be ..."
+        name, _, rest = str(err).partition(" ")
+        if name in given:
+            raise ValueError(f"{flag(name)} {rest}") from None
+        raise
 
 
 def overrides_from_args(cls, args) -> dict:
@@ -191,7 +230,7 @@ def task_option(default: str):
 
 
 def budget_option(default: int):
-    return option(default, "training length", unit="characters (lane-steps)", minimum=0)
+    return option(default, "training length", unit="characters (lane-steps)", minimum=1)
 
 
 @dataclass

@@ -27,15 +27,16 @@ def best_path(out: str) -> str:
     return os.path.join(out, "best.npz")
 
 
-def resume_run(out: str, log=print, budget: int = None) -> QTrainer:
+def resume_run(out: str, log=print, budget: int = None, threads: int = None) -> QTrainer:
     """The run saved in ``out``, ready to ``run()`` on (with a new ``budget``
-    if given); its config is read with ``QConfig.from_saved``, so runs saved
+    and ``threads`` if given: neither changes what the run computes); its config is read with ``QConfig.from_saved``, so runs saved
     before an option existed resume as they were."""
     ckpt = checkpoint_path(out)
     controller, extra = load_checkpoint(ckpt)
     if extra.get("mode") != "qlearning":
         raise ValueError(f"{ckpt} is not a Q-learning run (mode {extra.get('mode')!r})")
-    cfg = QConfig.from_saved({**extra["config"], **({} if budget is None else {"budget": budget})})
+    changes = {name: value for name, value in (("budget", budget), ("threads", threads)) if value is not None}
+    cfg = QConfig.from_saved({**extra["config"], **changes})
     state = RunState(**extra["run"])
     trainer = QTrainer(cfg, controller=controller, state=state, log=log)
     if state.best is not None:

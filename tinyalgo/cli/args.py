@@ -1,9 +1,42 @@
-"""Argument types and options shared by the subcommands."""
+"""Argument types, checks and options shared by the subcommands.
+
+Every bad argument is refused before any work starts with one line on
+stderr naming the option and what it allows, and exit status 2
+(``Parser.error`` for what argparse checks, ``UsageError`` for the rest)."""
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+import tempfile
 
-from tinyalgo.tasks import TASKS
+from tinyalgo.fileio import temporary_prefix
+from tinyalgo.tasks import ALIASES, TASKS
+
+
+class UsageError(ValueError):
+    """A bad command-line request (one line, exit status 2)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser whose errors are one line: ``tinyalgo train: error: ...`` and
+    a pointer to ``--help``, instead of the usage block."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class Remember(argparse.Action):
+    """Store the value and remember that it was given (``was_given``), for
+    options whose default is a value, not None."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        namespace.__dict__.setdefault("_given", set()).add(self.dest)
+
+
+def was_given(args, name: str) -> bool:
+    return name in getattr(args, "_given", ())
 
 
 def int_at_least(minimum):
@@ -13,13 +46,103 @@ def int_at_least(minimum):
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
         if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}; got {value}")
         return value
+    parse.__name__ = f"integer >= {minimum}"
     return parse
 
 
-def add_task_arguments(parser, default_task="addition"):
-    parser.add_argument("--task", default=default_task, metavar="TASK",
-                        help=f"one of {', '.join(TASKS)} (default {default_task})")
-    parser.add_argument("--base", type=int, default=10, help="digits of base 2..10 (default 10)")
+def task_name(text: str) -> str:
+    """A task name or alias, as the task's name."""
+    name = ALIASES.get(text, text)
+    if name not in TASKS:
+        raise argparse.ArgumentTypeError(f"unknown task {text!r}; allowed: {', '.join(TASKS)}"
+                                         f" (aliases: {aliases_text()})")
+    return name
 
+
+def aliases_text() -> str:
+    return ", ".join(f"{alias} = {name}" for alias, name in ALIASES.items())
+
+
+def base_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 2 <= value <= 10:
+        raise argparse.ArgumentTypeError(f"base must be an integer from 2 to 10 (paper Appendix B); got {value}")
+    return value
+
+
+def add_task_arguments(parser, default_task="addition", fill_in=True, purpose="the task (paper section 4)",
+                       default_text=None):
+    """--task and --base.  ``fill_in``: their defaults (else None: the caller
+    fills them in, e.g. from a checkpoint, and can tell whether they were given)."""
+    parser.add_argument("--task", type=task_name, default=default_task if fill_in else None, metavar="TASK",
+                        action=Remember,
+                        help=f"{purpose}: one of {', '.join(TASKS)}; aliases: {aliases_text()}"
+                             f" (default {default_text or default_task})")
+    parser.add_argument("--base", type=base_number, default=10 if fill_in else None, metavar="B", action=Remember,
+                        help=f"the base of the digits, 2..10 (paper Appendix B; default {default_text or 10})")
+
+
+def output_path(text: str) -> str:
+    """A path to write to (argparse type): not empty."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty: give a path")
+    return text
+
+
+def nearest_existing(path: str) -> str:
+    """``path`` or its nearest ancestor that exists."""
+    path = os.path.abspath(path)
+    while not os.path.exists(path):
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    return path
+
+
+def check_writable_folder(folder: str, option: str, shown: str = None) -> None:
+    """A UsageError unless ``folder`` is, or can be made as, a folder to write
+    in (``shown``: the path the user gave, for the message).  Writes nothing
+    that stays: a probe file in the nearest existing folder, removed at once."""
+    shown = folder if shown is None else shown
+    existing = nearest_existing(folder)
+    if not os.path.isdir(existing):
+        if existing == os.path.abspath(folder) and shown == folder:
+            raise UsageError(f"{option} {shown} is a file; give a folder")
+        raise UsageError(f"{option} {shown} is inside the file {os.path.relpath(existing)}; give a path in a folder")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=temporary_prefix("probe"), dir=existing)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        raise UsageError(f"{option} {shown}: cannot write in {existing} ({err.strerror});"
+                         " give a path you can write to") from None
+
+
+def check_writable_file(path: str, option: str) -> None:
+    """A UsageError unless ``path`` can be written as a file (not a folder, its folder writable)."""
+    if os.path.isdir(path):
+        raise UsageError(f"{option} {path} is a folder; give a file name")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise UsageError(f"{option} {path}: the file cannot be overwritten (permission denied)")
+    check_writable_folder(os.path.dirname(os.path.abspath(path)), option, shown=path)
+
+
+def refuse_given(args, names, why: str) -> None:
+    """A UsageError naming the first of ``names`` (attribute names) given on the command line (flags whose
+    value is None unless given)."""
+    for name in names:
+        if getattr(args, name, None) is not None:
+            raise UsageError(f"--{name.replace('_', '-')} {why}")
+
+
+def stdout_is_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False

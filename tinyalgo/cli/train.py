@@ -5,7 +5,9 @@
     tinyalgo train --resume --out runs/addition-gru-s0
 
 Its flags are made from the declared options of ``QConfig`` and
-``SupervisedConfig`` (``tinyalgo.options``).
+``SupervisedConfig`` (``tinyalgo.options``).  Everything is checked before
+training starts: the options, the options the mode does not use, the run
+directory (``--out``) and the memory the run needs.
 """
 from __future__ import annotations
 
@@ -13,43 +15,116 @@ import os
 from dataclasses import asdict
 
 from tinyalgo.checkpoint import save_checkpoint
-from tinyalgo.cli.args import add_task_arguments
-from tinyalgo.fileio import atomic_write_json
-from tinyalgo.options import add_arguments, from_args
+from tinyalgo.cli.args import (UsageError, add_task_arguments, check_writable_folder, output_path, refuse_given,
+                               was_given)
+from tinyalgo.cli.progress import Progress
+from tinyalgo.cli.sizes import check_memory, controller_bytes, environment_bytes
+from tinyalgo.fileio import atomic_write_json, remove_stale_temporaries
+from tinyalgo.options import add_arguments, declared, from_args
 from tinyalgo.qconfig import QConfig
 from tinyalgo.qtraining import QTrainer
 from tinyalgo.rundir import RunSaver, checkpoint_path, resume_run
 from tinyalgo.supervised import SupervisedConfig, train_supervised
+from tinyalgo.tasks import TASKS
 
 CONFIGS = {"Q-learning": QConfig, "supervised": SupervisedConfig}
+MODES = {"q": QConfig, "supervised": SupervisedConfig}
+RESUME_OPTIONS = ("budget", "threads")          # what --resume can change; the rest is the saved run's
 
 
 def run_dir(args, cfg, mode: str) -> str:
     return args.out or os.path.join("runs", f"{mode}-{cfg.task}-{cfg.controller}-s{cfg.seed}")
 
 
+def cli_options(cls) -> set:
+    return {name for name, (_, opt) in declared(cls).items() if opt.cli}
+
+
+def check_mode_options(args) -> None:
+    """Refuse the options of the other mode (e.g. --target with Q-learning) and,
+    with --resume, every option but --budget and --threads."""
+    cls = MODES[args.mode]
+    other = "supervised" if args.mode == "q" else "q"
+    mode_words = {"q": "Q-learning (--mode q, the default)", "supervised": "supervised training (--mode supervised)"}
+    refuse_given(args, sorted(cli_options(MODES[other]) - cli_options(cls)),
+                 f"is an option of {mode_words[other]}; {mode_words[args.mode]} does not use it")
+    if args.resume:
+        if args.mode == "supervised":
+            raise UsageError("--resume is for Q-learning runs; supervised runs are short: start again"
+                             " without --resume")
+        why = ("cannot change a saved run: --resume continues it with its own options"
+               f" (only {', '.join('--' + n for n in RESUME_OPTIONS)} can be given)")
+        for name in ("task", "base"):
+            if was_given(args, name):
+                raise UsageError(f"--{name} {why}")
+        refuse_given(args, sorted(cli_options(cls) - set(RESUME_OPTIONS)), why)
+
+
+def check_out(args, out: str) -> None:
+    """The run directory: a folder this user can write in; a run already in it
+    is continued with --resume, never overwritten."""
+    check_writable_folder(out, "--out")
+    has_run = os.path.exists(checkpoint_path(out))
+    if args.resume and not has_run:
+        raise UsageError(f"--resume: {out} holds no run to continue (no such file {checkpoint_path(out)});"
+                         " leave out --resume to start one")
+    if not args.resume and has_run:
+        raise UsageError(f"--out {out} already holds a run ({checkpoint_path(out)}): continue it with --resume,"
+                         " or give another --out")
+
+
+def check_run_memory(cfg) -> None:
+    """The run's largest allocations: the controller with a rollout's caches,
+    and the environment of its longest test (``tinyalgo.cli.sizes``)."""
+    factor = TASKS[cfg.task].factor
+    itemsize = 4 if cfg.dtype == "float32" else 8
+    parts = [(controller_bytes(cfg.units, cfg.layers, cfg.controller, cfg.batch, cfg.max_rollout, itemsize),
+              f"--units {cfg.units}", f"a {cfg.controller.upper()}-{cfg.units} controller, {cfg.layers} layer(s):"
+                                      " parameters, gradients and a rollout's caches")]
+    if isinstance(cfg, QConfig):
+        length = max((*cfg.report_lengths, cfg.test_length, cfg.confirm_length))
+        what = f"--confirm-length {length}" if length == cfg.confirm_length else f"length {length}"
+        parts.append((environment_bytes(cfg.val_instances, length * factor), what,
+                      f"{cfg.val_instances} test instances of length {length} (complexity {length * factor})"))
+    else:
+        parts.append((environment_bytes(cfg.val_instances, cfg.target), f"--target {cfg.target}",
+                      f"{cfg.val_instances} test instances of complexity {cfg.target}"))
+    check_memory(parts)
+
+
 def train_qlearning(args) -> int:
 
-    cfg = from_args(QConfig, args)
-    out = run_dir(args, cfg, "q")
-    ckpt, log_path = checkpoint_path(out), os.path.join(out, "log.json")
+    out = args.out
     if args.resume:
-        trainer = resume_run(out, log=print, budget=args.budget)
+        check_out(args, out)
+        progress = Progress(0)
+        trainer = resume_run(out, log=progress, budget=args.budget, threads=args.threads)
+        progress.budget = trainer.cfg.budget
+        check_run_memory(trainer.cfg)
         print(f"resuming {out}: complexity {trainer.curriculum.level}, {trainer.state.chars} characters trained")
     else:
-        trainer = QTrainer(cfg, log=print)
+        cfg = from_args(QConfig, args)
+        out = run_dir(args, cfg, "q")
+        check_out(args, out)
+        check_run_memory(cfg)
+        progress = Progress(cfg.budget)
+        trainer = QTrainer(cfg, log=progress)
         print(f"Q-learning {cfg.task} (base {cfg.base}) with a {cfg.controller.upper()}-{cfg.units} controller,"
               f" discount {cfg.discount}, {cfg.q} Q, penalty {'on' if cfg.penalty else 'off'},"
               f" {cfg.reward} reward, budget {cfg.budget:,} characters -> {out}")
+    remove_stale_temporaries(out)
+    ckpt, log_path = checkpoint_path(out), os.path.join(out, "log.json")
     save = RunSaver(out, trainer)
     try:
         state = trainer.run(on_boundary=save)
     except KeyboardInterrupt:
+        progress.close()
         save(trainer, force=True)
         print(f"stopped; saved the last segment boundary to {ckpt}; continue with"
               f" `tinyalgo train --resume --out {out}`")
         return 130
     save(trainer, force=True)
+    progress.close()
     report = trainer.final_report()
     atomic_write_json(log_path, report)
     verdict = "solved" if state.solved_at else "not solved within the budget"
@@ -59,12 +134,16 @@ def train_qlearning(args) -> int:
 
 def train_supervised_cmd(args) -> int:
 
-    if args.resume:
-        raise ValueError("--resume is for Q-learning runs; supervised runs are short: start again")
     cfg = from_args(SupervisedConfig, args)
     out = run_dir(args, cfg, "sup")
+    check_out(args, out)
+    check_run_memory(cfg)
     print(f"supervised {cfg.task} with a {cfg.controller.upper()}-{cfg.units} controller -> {out}")
-    controller, report = train_supervised(cfg, log=print)
+    progress = Progress(cfg.budget)
+    try:
+        controller, report = train_supervised(cfg, log=progress)
+    finally:
+        progress.close()
     ckpt = checkpoint_path(out)
     save_checkpoint(ckpt, controller, dict(mode="supervised", config=asdict(cfg), run=report))
     atomic_write_json(os.path.join(out, "log.json"), report)
@@ -74,6 +153,9 @@ def train_supervised_cmd(args) -> int:
 
 
 def cmd_train(args) -> int:
+    check_mode_options(args)
+    if args.resume and args.out is None:
+        raise UsageError("--resume needs --out, the run directory to continue")
     return train_supervised_cmd(args) if args.mode == "supervised" else train_qlearning(args)
 
 
@@ -82,10 +164,18 @@ def register(sub) -> None:
     train = sub.add_parser("train", help="train a controller (Q-learning by default)",
                            description="Q-learning from input-output pairs (paper section 6) or the supervised"
                                        " setting (section 5).  With no arguments: addition, GRU-200, dynamic"
-                                       " discount, Watkins Q(lambda), penalty.")
-    train.add_argument("--mode", choices=("q", "supervised"), default="q")
+                                       " discount, Watkins Q(lambda), penalty.  The progress line shows the"
+                                       " curriculum's complexity, the last validation, characters per second,"
+                                       " the time elapsed and the time left to the budget.")
+    train.add_argument("--mode", choices=("q", "supervised"), default="q",
+                       help="q: Q-learning from input-output pairs (paper section 6); supervised: the"
+                            " ground-truth actions are given (section 5) (default q)")
     add_task_arguments(train)
     add_arguments(train, CONFIGS)
-    train.add_argument("--out", default=None, help="run directory (default runs/<mode>-<task>-<controller>-s<seed>)")
-    train.add_argument("--resume", action="store_true", help="continue the run saved in --out")
+    train.add_argument("--out", type=output_path, default=None, metavar="DIR",
+                       help="run directory: checkpoint.npz, best.npz and log.json are written there"
+                            " (default runs/<mode>-<task>-<controller>-s<seed>)")
+    train.add_argument("--resume", action="store_true",
+                       help="continue the Q-learning run saved in --out, with its own options; --budget and"
+                            " --threads can be given (default off)")
     train.set_defaults(func=cmd_train)

@@ -1,0 +1,87 @@
+"""The progress of a training run on the command line.
+
+A run validates several times a second and logs a line each time
+(``QTrainer.validate``, ``train_supervised``).  ``Progress`` turns those
+lines into one status line: complexity, validation, characters per second,
+elapsed time and the time left to the budget at the current speed.  On a
+terminal the line is rewritten in place (``\\r``); when the output goes to a
+file or a pipe, a status line is written every ``every`` seconds (and the
+last one at the end).  Every other line (the penalty switch, the paper's
+solve, the tests at ``confirm_length``, the final report) is printed as it
+comes.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+import time
+
+FILE_EVERY_SECONDS = 10.0
+VALIDATION = re.compile(r"^\[\s*(?P<elapsed>[\d.]+)s\] complexity\s+(?P<level>\d+)\s+validation solved\s+"
+                        r"(?P<solved>[\d.]+)%.*?trained\s+(?P<chars>\d+) chars")
+
+
+def clock(seconds: float) -> str:
+    """``1:02:03`` / ``2:03``."""
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def status_line(elapsed: float, level: int, solved: float, chars: int, budget: int) -> str:
+    rate = chars / elapsed if elapsed > 0 else 0.0
+    eta = f"ETA {clock((budget - chars) / rate)} to budget" if rate > 0 and budget > chars else "budget spent"
+    return (f"complexity {level} | validation {solved:.0f}% solved | {rate:,.0f} chars/s | {clock(elapsed)} elapsed"
+            f" | {chars:,}/{budget:,} chars, {eta}")
+
+
+class Progress:
+    """A ``log`` function for a training run with a budget of ``budget`` characters."""
+
+    def __init__(self, budget: int, stream=None, terminal: bool = None, every: float = None, now=time.monotonic):
+        self.stream = sys.stdout if stream is None else stream
+        if terminal is None:
+            try:
+                terminal = self.stream.isatty()
+            except (AttributeError, ValueError):
+                terminal = False
+        self.budget, self.terminal, self.now = budget, terminal, now
+        self.every = (0.0 if terminal else FILE_EVERY_SECONDS) if every is None else every
+        self.last_shown, self.pending, self.open_line = None, None, False
+
+    def __call__(self, line: str) -> None:
+        match = VALIDATION.match(line)
+        if match is None:
+            self._end_status()
+            self.stream.write(line + "\n")
+            self.stream.flush()
+            return
+        status = status_line(float(match["elapsed"]), int(match["level"]), float(match["solved"]),
+                             int(match["chars"]), self.budget)
+        t = self.now()
+        if self.last_shown is not None and t - self.last_shown < self.every:
+            self.pending = status
+            return
+        self.last_shown, self.pending = t, None
+        if self.terminal:
+            width = max(shutil.get_terminal_size((100, 24)).columns - 1, 20)
+            self.stream.write("\r" + status[:width].ljust(width))
+            self.open_line = True
+        else:
+            self.stream.write(status + "\n")
+        self.stream.flush()
+
+    def _end_status(self) -> None:
+        if self.open_line:
+            self.stream.write("\n")
+            self.open_line = False
+
+    def close(self) -> None:
+        """End the status line; in a file, write the last status if it was not shown."""
+        if self.pending is not None and not self.terminal:
+            self.stream.write(self.pending + "\n")
+        self.pending = None
+        self._end_status()
+        self.stream.flush()
