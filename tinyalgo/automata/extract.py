@@ -2,8 +2,9 @@
 
 ``extract`` records the controller on instances of the lengths it was
 trained on, chooses the number of clusters as the smallest that makes the
-recording deterministic (doubling k from 1, then bisecting), builds the
-machine, minimises it, and reduces it with unseen transitions as "don't
+recorded episodes replay exactly on the machine (doubling k from 1, then
+bisecting); for each k it splits the clusters by one-step behaviour, builds
+the machine, minimises it, and reduces it with unseen transitions as "don't
 care".  ``fidelity`` runs the network greedily on held-out instances and
 asks the machine, fed the same observations, what it would do at each step.
 """
@@ -74,41 +75,71 @@ def refine_clusters(states, labels, tags):
     return centroids / counts[:, None], new
 
 
+def replay(machine, rec) -> float:
+    """The fraction of the recorded episodes that ``machine``, started in its
+    start state and fed the recorded symbols read, answers exactly (same
+    joint action and, where it writes, the same symbol at every step; an
+    unknown transition counts as a disagreement)."""
+    rows = np.nonzero(rec.first)[0]
+    state = np.full(len(rows), machine.start)
+    good = np.ones(len(rows), dtype=bool)
+    episode = np.arange(len(rows))
+    while len(rows):
+        x = rec.obs[rows, 0]
+        a, y = machine.action[state, x], machine.symbol[state, x]
+        ok = (a == rec.action[rows]) & ((a < machine.n_moves) | (y == rec.symbol[rows]))
+        good[episode[~ok]] = False
+        state = machine.next[state, x]
+        rows = rec.next_row[rows]
+        go = ok & (rows >= 0)
+        good[episode[ok & (rows >= 0) & (state < 0)]] = False
+        go &= state >= 0
+        rows, state, episode = rows[go], state[go], episode[go]
+    return float(good.mean())
+
+
 def choose_clusters(rec, seed: int = 0, k_max: int = 256, log=None, tags=None):
-    """The smallest k (doubling from 1, then bisecting) whose clustering of
-    the recorded states gives a deterministic machine; if none up to
-    ``k_max`` does, the k with the fewest conflicting rows.  Returns
-    (k, centroids, labels, raw machine, tried {k: conflicts})."""
+    """The number of k-means clusters: the smallest k (doubling from 1, then
+    bisecting) whose reduced machine answers every recorded episode exactly
+    (``replay``); if none up to ``k_max`` does, or two doublings in a row do
+    not improve, the k with the best replay.  Returns (k, raw machine,
+    minimal machine, reduced machine, tried {k: replay})."""
     tried, fits = {}, {}
 
     def attempt(k):
         centroids, labels = kmeans(rec.state, k, seed=seed)
         if tags is not None:
             centroids, labels = refine_clusters(rec.state, labels, tags)
-        machine = build_machine(rec, labels, centroids)
-        tried[k], fits[k] = machine.info["conflicts"], (centroids, labels, machine)
+        raw = build_machine(rec, labels, centroids)
+        minimal, _ = minimise(raw)
+        reduced, _ = reduce_dont_care(minimal)
+        tried[k], fits[k] = replay(reduced, rec), (raw, minimal, reduced)
         if log:
-            log(f"  k {k:5d}: {len(centroids):5d} clusters, {machine.n_states:6d} raw states,"
-                f" {tried[k]:6d} conflicting rows")
+            log(f"  k {k:4d}: {len(centroids):5d} clusters, states {raw.n_states} raw, {minimal.n_states} minimal,"
+                f" {reduced.n_states} reduced; {raw.info['conflicts']} conflicting rows;"
+                f" replays {tried[k]:.2%} of the recorded episodes")
         return tried[k]
+
+    def best():
+        k = max(tried, key=lambda j: (tried[j], -j))
+        return (k,) + fits[k] + (tried,)
 
     if rec.state.shape[1] == 0:                  # a feed-forward controller: no recurrent state
         attempt(1)
-        return (1,) + fits[1] + (tried,)
-    lo, k, worse = 0, 1, 0
-    while k <= k_max and attempt(k) > 0:
-        worse = worse + 1 if tried[k] > min(tried.values()) else 0
-        if worse == 2:                            # finer clusters only split what the network treats alike
-            k = k_max + 1
-            break
+        return best()
+    lo, k, stale = 0, 1, 0
+    while k <= k_max and attempt(k) < 1.0:
+        if k > 1:
+            stale = stale + 1 if tried[k] <= max(v for j, v in tried.items() if j < k) else 0
+        if stale == 2:
+            return best()
         lo, k = k, 2 * k
     if k > k_max:
-        best = min(tried, key=lambda j: (tried[j], j))
-        return (best,) + fits[best] + (tried,)
+        return best()
     hi = k
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if attempt(mid) == 0:
+        if attempt(mid) == 1.0:
             hi = mid
         else:
             lo = mid
@@ -127,16 +158,14 @@ def extract(controller, task, base: int = 10, complexities=None, instances: int 
     t1 = time.perf_counter()
     tags = behaviour_tags(rec, controller) if behaviour and rec.state.shape[1] else None
     t_tags = time.perf_counter()
-    k, centroids, labels, raw, tried = choose_clusters(rec, seed, k_max, log, tags)
-    minimal, _ = minimise(raw)
-    reduced, _ = reduce_dont_care(minimal)
+    k, raw, minimal, reduced, tried = choose_clusters(rec, seed, k_max, log, tags)
     t2 = time.perf_counter()
     for m in (raw, minimal, reduced):
         m.info.update(k=int(k), recorded_complexities=complexities, instances=int(instances), seed=int(seed),
                       units=int(state_size(controller)), core=controller.config.core,
                       raw_states=int(raw.n_states), minimal_states=int(minimal.n_states),
                       reduced_states=int(reduced.n_states))
-    return dict(raw=raw, minimal=minimal, reduced=reduced, k=int(k), tried={int(a): int(b) for a, b in tried.items()},
+    return dict(raw=raw, minimal=minimal, reduced=reduced, k=int(k), tried={int(a): b for a, b in tried.items()},
                 steps=len(rec), seconds=dict(record=round(t1 - t0, 3), behaviour=round(t_tags - t1, 3), build=round(t2 - t1, 3), total=round(t2 - t0, 3)))
 
 

@@ -1,0 +1,76 @@
+"""Automaton extraction and the machine agent, timed (tinyalgo.automata).
+
+    python benchmarks/bench_automata.py /work/models/addition-gru-s0/checkpoint.npz [--repeats 3]
+
+Prints, as medians over the repeats: the extraction time (record, behaviour
+tags, clustering and minimisation) and lane-steps per second of
+MachineAgent.act alone (observations replayed from a real run, many lanes),
+of a whole evaluation with the machine, and of the same evaluation with the
+network (tinyalgo.evaluation.GreedyAgent).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from tinyalgo.automata import MachineAgent, extract
+from tinyalgo.checkpoint import load_checkpoint
+from tinyalgo.environment import Environment
+from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
+
+
+def replay_rate(machine, controller, task, lanes, complexity, steps):
+    """Lane-steps per second of ``act`` over observations recorded from a run of the machine itself."""
+    env = Environment(task, batch_size=lanes, complexity=complexity, seed=3, extra_curriculum=False)
+    agent = MachineAgent(machine, controller)
+    agent.start(lanes)
+    obs, reset, tape = env.observe(), np.ones(lanes, dtype=bool), []
+    for _ in range(steps):
+        tape.append((obs, reset))
+        a, y = agent.act(env, obs, reset)
+        r = env.step(a, y)
+        obs, reset = r.obs, r.done
+    agent = MachineAgent(machine, controller)
+    for name in ("action", "symbol", "next"):          # the tables the first run filled, so no fallback is timed
+        setattr(agent, name, getattr(agent, name))
+    agent.start(lanes)
+    t = time.perf_counter()
+    for obs, reset in tape:
+        agent.act(None, obs, reset)
+    return lanes * steps / (time.perf_counter() - t)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("checkpoint")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--lanes", type=int, default=10000, help="lanes of the replay (default 10000)")
+    p.add_argument("--complexity", type=int, default=1000, help="complexity of the evaluations (default 1000)")
+    args = p.parse_args()
+    controller, extra = load_checkpoint(args.checkpoint)
+    task = extra["config"]["task"]
+    seconds, replay, whole, network, machine = [], [], [], [], None
+    for i in range(args.repeats):
+        t = time.perf_counter()
+        r = extract(controller, task)
+        seconds.append(time.perf_counter() - t)
+        machine = r["reduced"]
+        replay.append(replay_rate(machine, controller, task, args.lanes, args.complexity, 200))
+        for agent, out in ((MachineAgent(machine, controller), whole), (GreedyAgent(controller), network)):
+            t = time.perf_counter()
+            row = evaluate_complexity(agent, task, args.complexity, 100, seed=7 + i)
+            out.append(row["steps"] * 100 / (time.perf_counter() - t))
+    print(f"{args.checkpoint}: {task}, {controller.config.core.upper()}-{controller.config.units};"
+          f" {machine.n_states} states; medians of {args.repeats}")
+    print(f"extraction                     {statistics.median(seconds):8.1f} s  ({r['seconds']})")
+    print(f"MachineAgent.act, {args.lanes} lanes {statistics.median(replay) / 1e6:8.2f} M lane-steps/s")
+    print(f"evaluation, machine, 100 lanes {statistics.median(whole) / 1e6:8.2f} M lane-steps/s"
+          f" (complexity {args.complexity}, environment included)")
+    print(f"evaluation, network, 100 lanes {statistics.median(network) / 1e6:8.2f} M lane-steps/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""The ``automaton`` command: extract a trained controller's machine
+(tinyalgo.automata; paper section 5, Figure 4).
+
+    tinyalgo automaton runs/q-reverse-ff-s0/checkpoint.npz --out runs/automaton-reverse
+
+writes DIR/machine.json (the reduced machine), DIR/machine-minimal.json (the
+exact minimisation), DIR/machine.png (its drawing) and DIR/fidelity.json
+(agreement with the network on held-out instances).
+"""
+from __future__ import annotations
+
+import os
+
+from tinyalgo.automata.draw import draw_machine
+from tinyalgo.automata.extract import default_complexities, extract, fidelity
+from tinyalgo.checkpoint import load_checkpoint
+from tinyalgo.cli.args import int_at_least
+from tinyalgo.fileio import atomic_write_json
+from tinyalgo.tasks import ALIASES
+
+
+def cmd_automaton(args) -> int:
+    controller, extra = load_checkpoint(args.checkpoint)
+    config = extra.get("config", {})
+    task, base = config.get("task"), config.get("base", 10)
+    if task is None:
+        raise ValueError(f"{args.checkpoint} does not say which task it was trained on")
+    if args.task is not None and ALIASES.get(args.task, args.task) != task:
+        raise ValueError(f"{args.checkpoint} is a controller of task {task!r}, not of task {args.task!r}")
+    print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
+    complexities = args.complexities or default_complexities(task, args.top)
+    r = extract(controller, task, base, complexities, args.instances, args.seed, args.max_clusters, log=print)
+    raw, minimal, m = r["raw"], r["minimal"], r["reduced"]
+    print(f"{r['steps']} steps recorded at complexities {complexities}; {r['k']} k-means clusters;"
+          f" states: {raw.n_states} raw, {minimal.n_states} minimal, {m.n_states} with unseen transitions as"
+          f" don't care; {raw.info['conflicts']} recorded steps disagree with their transition's majority;"
+          f" {r['seconds']['total']:.1f} s")
+    os.makedirs(args.out, exist_ok=True)
+    m.save(os.path.join(args.out, "machine.json"))
+    minimal.save(os.path.join(args.out, "machine-minimal.json"))
+    kind = draw_machine(m, os.path.join(args.out, "machine.png"), f"{task}: {m.n_states} states")
+    reports = []
+    for c in args.fidelity:
+        f = fidelity(m, controller, c, args.fidelity_instances, seed=args.seed + 1000 + c, base=base)
+        reports.append(f)
+        print(f"fidelity at complexity {c}: {f['step']:.4%} of steps, {f['instance']:.0%} of instances agree"
+              f" ({f['instances']} held-out instances; network solved {f['network_solved']:.0%};"
+              f" {f['fallbacks']} unseen transitions answered by the network)")
+    atomic_write_json(os.path.join(args.out, "fidelity.json"),
+                      dict(checkpoint=args.checkpoint, task=task, base=base, k=r["k"], raw_states=raw.n_states,
+                           minimal_states=minimal.n_states, states=m.n_states, conflicts=raw.info["conflicts"],
+                           recorded_steps=r["steps"], seconds=r["seconds"], fidelity=reports))
+    print(f"wrote {args.out}/machine.json, machine-minimal.json, machine.png ({kind}), fidelity.json")
+    return 0
+
+
+def register(sub) -> None:
+    a = sub.add_parser("automaton", help="extract the Mealy machine of a trained controller (paper Figure 4)")
+    a.add_argument("checkpoint")
+    a.add_argument("--out", required=True, metavar="DIR", help="directory for the machine, its drawing and report")
+    a.add_argument("--task", default=None, help="check that the checkpoint is of this task")
+    a.add_argument("--complexities", type=int_at_least(1), nargs="+", default=None,
+                   help="recording complexities (default: 12 from the task's minimum to --top)")
+    a.add_argument("--top", type=int_at_least(2), default=100, help="largest default recording complexity (100)")
+    a.add_argument("--instances", type=int_at_least(1), default=50, help="recorded instances per complexity (50)")
+    a.add_argument("--max-clusters", type=int_at_least(1), default=256,
+                   help="largest number of k-means clusters tried (256)")
+    a.add_argument("--fidelity", type=int_at_least(1), nargs="+", default=[100, 1000],
+                   help="held-out complexities of the fidelity report (100 1000)")
+    a.add_argument("--fidelity-instances", type=int_at_least(1), default=100)
+    a.add_argument("--seed", type=int, default=0)
+    a.set_defaults(func=cmd_automaton)
