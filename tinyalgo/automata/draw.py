@@ -142,8 +142,16 @@ def _heatmap(machine, path, title):
     codes, inv = np.unique(out[:, seen_inputs], return_inverse=True)
     inv = inv.reshape(S, len(seen_inputs)).astype(float)
     inv[out[:, seen_inputs] < 0] = np.nan
-    axes[0].imshow(inv, aspect="auto", cmap="tab20", interpolation="nearest")
-    axes[0].set_title("output (joint action, symbol)", fontsize=9)
+    axes[0].imshow(inv, aspect="auto", cmap="Pastel1", interpolation="nearest")
+    axes[0].set_title("output: symbol written (a letter: move without writing)", fontsize=9)
+    if S <= 80:
+        for i in range(S):
+            for j, x in enumerate(seen_inputs):
+                a = machine.action[i, x]
+                if a >= 0:
+                    move = SHORT_MOVES[MOVE_NAMES[a % machine.n_moves]]
+                    text = chars[machine.symbol[i, x]] if a >= machine.n_moves else move.lower()
+                    axes[0].text(j, i, text, ha="center", va="center", fontsize=6)
     nxt = machine.next[:, seen_inputs].astype(float)
     nxt[nxt < 0] = np.nan
     im = axes[1].imshow(nxt, aspect="auto", cmap="viridis", interpolation="nearest")
