@@ -84,7 +84,14 @@ def test_the_median_counts_a_failed_run_as_slower_than_any_solved():
     assert table["continuous reward"] == "failed, 1/3 solved (paper 0.8)"
     assert table["0/1 reward"] == "2.00 min, 200k chars, 2/3 solved (paper 0.6)"
     text = appendix.appendix_c_markdown(rows, rewards=["binary", "continuous"])
-    assert "Every cell: seeds 0-2, 10,000,000 chars" in text and "continuous reward against the 0/1 reward" in text
+    assert "Every cell: seeds 0-2, 10,000,000 chars" in text
+    assert "with the continuous reward against the 0/1 reward (above 1: slower): copy: failed." in text
+    swapped = fake([100_000, None, None], reward="binary") + fake([100_000, 200_000, None], reward="continuous")
+    assert "against the 0/1 reward (above 1: slower): copy: 0/1 reward failed." in appendix.appendix_c_markdown(
+        swapped, rewards=["binary", "continuous"])
+    faster = fake([100_000, 300_000, None], reward="discretized") + fake([200_000, 200_000], reward="binary")
+    assert "discretized reward against the 0/1 reward (above 1: slower): copy: 1.50x." in \
+        appendix.appendix_c_markdown(faster)
 
 
 def test_a_stopped_appendix_sweep_resumes_to_the_same_rows(tmp_path, monkeypatch):
@@ -152,8 +159,8 @@ def test_figure5_tests_each_final_model_and_a_rerun_reuses_runs_and_tests(tmp_pa
     text = figure()
     csv = (tmp_path / "figure5.csv").read_text().splitlines()
     assert len(csv) == 1 + 2 * 2 and (tmp_path / "figure5.png").stat().st_size > 10_000
-    table = {(r[0].split()[0], r[1]): r for r in
-             ([c.strip() for c in line.strip("|").split("|")] for line in text.splitlines() if line.startswith("| copy"))}
+    lines = [line for line in text.splitlines() if line.startswith("| copy")]
+    table = {(r[0].split()[0], r[1]): r for r in ([c.strip() for c in line.strip("|").split("|")] for line in lines)}
     assert set(table) == {("copy", "classic"), ("copy", "full")}
     assert table["copy", "full"][2] == "1/1" and float(table["copy", "full"][3]) > 0.5      # solved in training
     assert "Every cell: seed 0, 12,000 chars" in text

@@ -137,13 +137,14 @@ def cell_text(rows, paper, refused: bool, where: str = "") -> str:
     return f"{ours} (paper {paper_text(paper)}{where})"
 
 
-def ratio_text(rows, reference_rows) -> str:
-    """Median characters to solve of ``rows`` over those of ``reference_rows``: "1.8x", "failed"."""
-    a, b = cell(rows)["chars"], cell(reference_rows)["chars"]
+def ratio_text(rows, reference_rows, reference: str) -> str:
+    """Median characters to solve of ``rows`` over those of ``reference_rows`` (called ``reference``):
+    "1.80x", "failed", "base 10 failed", "-" (not run)."""
     if not rows or not reference_rows:
         return "-"
+    a, b = cell(rows)["chars"], cell(reference_rows)["chars"]
     if a is None or b is None:
-        return "failed" if a is None else "0/1 failed"
+        return "failed" if a is None else f"{reference} failed"
     return f"{a / b:.2f}x"
 
 
@@ -179,6 +180,10 @@ def table_rows(name, rows) -> list:
     return [r for r in rows if r["column"] == COLUMN and option_value(r, fixed) == value]
 
 
+def _cell_rows(rows, task, key, value) -> list:
+    return [r for r in rows if r["task"] == task and option_value(r, key) == value]
+
+
 def appendix_b_markdown(rows, tasks=None, bases=BASES, budget=None) -> str:
     """Appendix B's table: tasks x bases, ours beside the paper's, cell by cell."""
     rows = table_rows("appendix-b", rows)
@@ -186,9 +191,9 @@ def appendix_b_markdown(rows, tasks=None, bases=BASES, budget=None) -> str:
     first = {t: min(b for b in bases if valid(t, b)) for t in tasks}
     findings = ["Median characters to solve in the smallest valid base against base 10 (above 1: the small"
                 " vocabulary, a frequent but less reliable reward, is slower): "
-                + "; ".join(f"{t}, base {first[t]}: " + ratio_text(
-                    [r for r in rows if r["task"] == t and option_value(r, "base") == first[t]],
-                    [r for r in rows if r["task"] == t and option_value(r, "base") == 10]) for t in tasks) + "."]
+                + "; ".join(f"{t}, base {first[t]}: " + ratio_text(_cell_rows(rows, t, "base", first[t]),
+                                                                   _cell_rows(rows, t, "base", 10), "base 10")
+                            for t in tasks) + "."]
     return _markdown(rows, tasks, list(bases), "base", [f"base {b}" for b in bases], PAPER_APPENDIX_B,
                      lambda t, b: not valid(t, b), budget, findings)
 
@@ -198,8 +203,8 @@ def appendix_c_markdown(rows, tasks=None, rewards=REWARDS, budget=None) -> str:
     rows = table_rows("appendix-c", rows)
     tasks = [t for t in TABLE1_ROWS if t in (tasks or {r["task"] for r in rows})]
     findings = [f"Median characters to solve with the {REWARD_NAMES[k]} against the 0/1 reward (above 1: slower): "
-                + "; ".join(f"{t}: " + ratio_text([r for r in rows if r["task"] == t and option_value(r, "reward") == k],
-                                                  [r for r in rows if r["task"] == t and option_value(r, "reward") == "binary"])
+                + "; ".join(f"{t}: " + ratio_text(_cell_rows(rows, t, "reward", k),
+                                                  _cell_rows(rows, t, "reward", "binary"), "0/1 reward")
                             for t in tasks) + "."
                 for k in rewards if k != "binary"]
     return _markdown(rows, tasks, list(rewards), "reward", [REWARD_NAMES[k] for k in rewards], PAPER_APPENDIX_C,
