@@ -43,8 +43,9 @@ _PX, _PY = 0x9E3779B1, 0x85EBCA77  # odd multipliers: x -> x * _PX is a bijectio
 
 def board_hash(key, x, y) -> np.ndarray:
     """key + x * PX + y * PY (broadcast int64): where (x, y) of the board with
-    key ``key`` looks in the random table.  It changes by a constant per move,
-    so a head can carry it along (``HASH_STEP``)."""
+    key ``key`` looks in the random table.  A move by (dx, dy) adds
+    dx * PX + dy * PY (``HASH_STEP``), so a head carries it along
+    (``interfaces.InputGrid.move``)."""
     return (np.asarray(key, dtype=np.int64) + np.asarray(x, dtype=np.int64) * _PX
             + np.asarray(y, dtype=np.int64) * _PY)
 
@@ -120,6 +121,9 @@ class Board:
         self.cells, self._flat, self._base = cells, flat, base
         self._first = np.zeros((1 + self.top, len(base)), dtype=np.int64)      # clip bounds of (column, row)
         self._last = np.array([[self.capacity - 1], [self.stored_rows - 1]])[:1 + self.top].repeat(len(base), 1)
+        # the row stride and the table mask for all lanes, as arrays (faster than Python scalars)
+        self._width, self._mask = np.full(len(base), self.capacity), np.full(len(base), _MASK)
+        self._undefined = np.full(len(base), UNDEFINED, dtype=np.int8)
 
     def layout(self, cells: np.ndarray, x0: np.ndarray):
         """The stored form of k boards: ``cells`` int8 (k, rows, w) with origins
@@ -158,16 +162,17 @@ class Board:
         (1 + top, n): stored column x - xs, and on a grid the row y; ``h``
         (n,) ``board_hash(key, x, y)`` there (random boards only).  Int8 (n,)."""
         if lanes is None:
-            base, first, last = self._base, self._first, self._last
+            base, first, last, width, mask, undefined = (self._base, self._first, self._last, self._width, self._mask,
+                                                         self._undefined)
         else:
-            base, first, last = self._base[lanes], 0, self._last[:, :1]
+            base, first, last, width, mask, undefined = self._base[lanes], 0, self._last[:, :1], self.capacity, _MASK, UNDEFINED
         at = np.minimum(np.maximum(at, first), last)   # the margins hold what lies beyond them
         index = at[0] + base
         if self.top:
-            index += at[1] * self.capacity
+            index += at[1] * width
         value = self._flat.take(index)
         if self._const is None:                        # random digits where undefined
-            return np.where(value < 0, self._digits.take(h & _MASK), value)
+            return np.where(value == undefined, self._digits.take(h & mask), value)
         return value
 
     def _fill_rule(self, x, y, lanes=None) -> np.ndarray:
