@@ -1,6 +1,15 @@
 """The batched environment: B lanes, each solving a stream of task instances.
 
-Observation (docs/original-release.md#observation), an int array (B, 5), one column per field:
+The lanes act through the interfaces of paper section 2 (tinyalgo/interfaces.py):
+a step writes on the output tape (``OutputTape.write``) and moves the input
+heads (``InputTape.move`` / ``InputGrid.move``); the observation reads the
+symbol under the heads (``read``).  The interfaces' arrays and the
+environment's own per-lane counters are views of one storage
+(tinyalgo/fast/lanes.py), so that new instances start with two
+assignments.
+
+Observation (docs/original-release.md#observation), an int array (B, 5), one
+column per field:
 
 =====  ====================================  ==============================
 field  meaning                               values (``obs_sizes``)
@@ -25,7 +34,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tinyalgo.board import HASH_STEP
 from tinyalgo.complexity import FixedComplexity
 from tinyalgo.instances import Instances, concatenate
 from tinyalgo.interfaces import InputGrid, InputTape, OutputTape
@@ -34,6 +42,7 @@ from tinyalgo.rewards import REWARDS, write_rewards
 from tinyalgo.tasks import Task, make_task
 
 RUNNING, ALL_WRITTEN, WRONG_WRITE, TIMEOUT = 0, 1, 2, 3
+_INT64 = np.dtype(np.int64)
 END_REASONS = ("running", "all written", "wrong write", "timeout")
 
 
@@ -91,18 +100,16 @@ class Environment:
         # interfaces' arrays become views of them (lanes.py)
         fresh = (self.vocab.NONE, 0, self.n_moves, 2)      # the "previous step" fields of a new episode
         self.lanes = lanes = Lanes(B, self.input, self.output, fresh)
-        self.time, self.clock, self.complexity, self.patience, self.n_correct = \
-            lanes.time, lanes.clock, lanes.complexity, lanes.patience, lanes.n_correct
-        # per joint action: (move, write flag); the head's steps (x, hash, col, y); writes or not
+        self.time, self.clock, self.complexity, self.patience = lanes.time, lanes.clock, lanes.complexity, lanes.patience
+        # a joint action is move + n_moves * write
         a = np.arange(self.n_actions)
-        move, self._writes = a % self.n_moves, a >= self.n_moves
-        self._action_fields = np.stack([move, self._writes])
-        dx, dy = (np.array([self.input.MOVES[m][i] for m in move]) for i in (0, 1))
-        self._head_steps = np.stack([dx, HASH_STEP[0] * dx + HASH_STEP[1] * dy, dx, dy])
+        self._moves, self._writes = a % self.n_moves, a >= self.n_moves
         # constants of the step, as arrays (faster than Python scalars)
         self._none = np.full(B, self.vocab.NONE, dtype=np.int64)
         self._reasons = {r: np.full(B, r, dtype=np.int64) for r in (ALL_WRITTEN, WRONG_WRITE, TIMEOUT)}
-        self._zero, self._q = np.zeros(B, dtype=np.int64), np.full(B, self.vocab.Q, dtype=np.int64)
+        self._zero, self._one = np.zeros(B, dtype=np.int64), np.ones(B, dtype=np.int64)
+        self._q = np.full(B, self.vocab.Q, dtype=np.int64)
+        self._limits = {n: np.full(B, n, dtype=np.uint64) for n in (self.n_actions, self.vocab.size)}
         self._all = np.arange(B)
         self._has_clock = task.name == "walk"
         self.episodes_started = 0
@@ -117,19 +124,19 @@ class Environment:
             raise ValueError(f"complexity must be an integer of at least {self.task.min_complexity}"
                              f" or a sampler with draw(rng, k); got {complexity!r}")
         self.sampler = complexity
-        self._pool, self._pool_pos = None, 0
+        self._pool, self._pool_pos, self._pool_size = None, 0, 0
 
     def reset(self, seed=None) -> np.ndarray:
         """New instances in every lane; returns the first observation (B, 5)."""
         if seed is not None:
             self.rng = np.random.default_rng(seed)
-            self._pool, self._pool_pos = None, 0
+            self._pool, self._pool_pos, self._pool_size = None, 0, 0
         self._start(*self._draw(self.batch), self._all)
         return self.observe()
 
     def _draw(self, k: int):
         """k fresh instances as (pool, slice): drawn a chunk at a time (vectorised)."""
-        if self._pool is None or self._pool_pos + k > len(self._pool):
+        if self._pool_pos + k > self._pool_size:
             big = getattr(self.sampler, "c", getattr(self.sampler, "hi", 0)) > 1000
             chunk = max(k, self.batch if big else 64 * self.batch, 1 if big else 1024)   # ~0.3 us an instance
             c = self.sampler.draw(self.rng, chunk)
@@ -139,6 +146,7 @@ class Environment:
             drawn = parts[0] if len(parts) == 1 else concatenate(parts, self.vocab.NONE)
             del parts                             # long instances: keep one copy of them while packing
             self._pool, self._pool_pos = self.lanes.fit(drawn), 0
+            self._pool_size = len(self._pool)
         sl = slice(self._pool_pos, self._pool_pos + k)
         self._pool_pos += k
         return self._pool, sl
@@ -161,8 +169,8 @@ class Environment:
     def observe(self) -> np.ndarray:
         """The observation (B, 5) of the current step (see the module doc)."""
         lanes = self.lanes
-        lanes.read[:] = self.input.board.gather(lanes.at, lanes.hash)
-        if self._has_clock:
+        lanes.read[:] = self.input.read()
+        if self._has_clock:                   # walk: every cell reads q from the instance's clock on
             np.copyto(lanes.read, self._q, where=lanes.time >= lanes.clock)
         return lanes.obs.T.copy()
 
@@ -180,7 +188,7 @@ class Environment:
     @property
     def next_target(self) -> np.ndarray:
         """The symbol (B,) that a write at this step must produce."""
-        return self.lanes.flat.take(self.lanes.target_base + self.lanes.index).astype(np.int64)
+        return self.output.next_target.astype(np.int64)
 
     @property
     def n_outputs(self) -> np.ndarray:
@@ -199,15 +207,18 @@ class Environment:
 
     # --------------------------------------------------------------- acting
     def _check(self, name, value, dtype_kind, shape, high):
+        """``value`` as an array of ``shape`` and a dtype of ``dtype_kind``;
+        integers (``high`` not None) as int64 in 0..high-1.  ValueError if not."""
         a = value if type(value) is np.ndarray else np.asarray(value)
-        if a.shape != shape or a.dtype.kind not in dtype_kind:
-            raise ValueError(f"{name} must be an array of shape {shape} ({'integers' if 'i' in dtype_kind else 'floats'});"
-                             f" got shape {a.shape} of {a.dtype}")
-        if high is not None:
-            if a.dtype != np.int64:
-                a = a.astype(np.int64)
-            if np.maximum.reduce(a.view(np.uint64)) >= high:     # negatives viewed as unsigned are huge
-                raise ValueError(f"{name} must be in 0..{high - 1}; got values from {a.min()} to {a.max()}")
+        if a.dtype is not _INT64 or a.shape != shape or high is None:      # int64 (B,): nothing to convert
+            if a.shape != shape or a.dtype.kind not in dtype_kind:
+                raise ValueError(f"{name} must be an array of shape {shape} ({'integers' if 'i' in dtype_kind else 'floats'});"
+                                 f" got shape {a.shape} of {a.dtype}")
+            if high is None:
+                return a
+            a = a.astype(np.int64)
+        if np.count_nonzero(a.view(np.uint64) >= self._limits[high]):      # negatives viewed as unsigned are huge
+            raise ValueError(f"{name} must be in 0..{high - 1}; got values from {a.min()} to {a.max()}")
         return a
 
     def step(self, actions, symbols=None, probs=None, explored=None) -> StepResult:
@@ -222,7 +233,7 @@ class Environment:
 
         The observation returned is a copy: the environment keeps its own.
         """
-        B, lanes = self.batch, self.lanes
+        B, lanes, output = self.batch, self.lanes, self.output
         actions = self._check("actions", actions, "iu", (B,), self.n_actions)
         write = self._writes.take(actions)                               # bool (B,)
         if symbols is None:
@@ -233,22 +244,27 @@ class Environment:
             symbols = self._check("symbols", symbols, "iu", (B,), self.vocab.size)
         if self.reward_kind != "binary" and np.count_nonzero(write):
             probs = self._check("probs", probs, "f", (B, self.vocab.size), None)
-        lanes.obs[3:] = self._action_fields.take(actions, axis=1)          # previous move, write flag
-        target = lanes.flat.take(lanes.target_base + lanes.index)          # int8: what a write must produce now
-        correct = np.multiply(symbols == target, lanes.write, out=lanes.correct)     # 0/1 (B,)
+        # the interfaces act: the output tape takes the writes, the input heads move
+        target = output.next_target                                        # int8 (B,): what a write must produce
+        correct = output.write(write, symbols, target, record=False)       # bool (B,); index += write
         reward = write_rewards(self.reward_kind, write, correct, target, probs, self.vocab.base)
-        lanes.counters += lanes.increment            # index += write, time += 1, n_correct += correct, idle += 1
-        np.copyto(lanes.idle, self._zero, where=write)
-        lanes.head += self._head_steps.take(actions, axis=1)                # x, hash, col, y
-        # why lanes end (docs/original-release.md#timeout), in order of precedence: a wrong write,
-        # all targets written, the timeout (complexity + 2 steps without a write)
+        moves = self._moves.take(actions)
+        self.input.move(moves)
+        # the episode's clocks
+        lanes.time += self._one
+        lanes.idle += self._one
+        np.copyto(lanes.idle, self._zero, where=write)                     # steps since the last write
+        # why lanes end (docs/original-release.md#timeout), in order of precedence:
+        # a wrong write, all targets written, the timeout (complexity + 2 steps without a write)
+        wrong = write > correct
         reason = (lanes.idle >= lanes.patience) * self._reasons[TIMEOUT]
-        np.copyto(reason, self._reasons[ALL_WRITTEN], where=lanes.index >= lanes.n_outputs)
-        np.copyto(reason, self._reasons[WRONG_WRITE], where=lanes.write > correct)
+        np.copyto(reason, self._reasons[ALL_WRITTEN], where=output.index >= output.n_outputs)
+        np.copyto(reason, self._reasons[WRONG_WRITE], where=wrong)
         done = reason.astype(bool)
-        n_correct = lanes.n_correct.copy()
-        lanes.prev_written[:] = self._none
-        np.copyto(lanes.prev_written, symbols, where=write)
+        n_correct = output.index - wrong             # every write before the first wrong one was right
+        # the observation's "previous step" fields (prev_written is the output's last_written)
+        lanes.prev_move[:] = moves
+        lanes.prev_write[:] = write
         if explored is not None:
             lanes.explored |= explored
         ended = done.nonzero()[0]
@@ -260,4 +276,4 @@ class Environment:
     prev_written = property(lambda self: self.lanes.prev_written)
     explored = property(lambda self: self.lanes.explored)
     prev_move = property(lambda self: self.lanes.prev_move)
-    prev_write = property(lambda self: self.lanes.write)
+    prev_write = property(lambda self: self.lanes.prev_write)
