@@ -15,7 +15,8 @@ from tinyalgo.checkpoint import save_checkpoint
 from tinyalgo.cli import trace as cli_trace
 from tinyalgo.controller import make_controller
 from tinyalgo.environment import Environment
-from tinyalgo.experiments.table2 import analyse, probe_reverse, table2_csv, write_table2_figure
+from tinyalgo.experiments.table2 import (analyse, instance_statistics, probe_reverse, table2_csv,
+                                         write_table2_figure)
 from tinyalgo.symbols import Vocabulary
 from tinyalgo.trace import Trace, action_cycle, detour_free_actions, trace_instance, trace_to_dict
 from tinyalgo.trace_plots import MOVE_DELTAS, write_trace_png, write_trajectory_png
@@ -178,6 +179,15 @@ def test_probe_reverse_follows_the_ground_truth_phases():
     assert lstm["states"].shape == (9, 6)
 
 
+def test_instance_statistics_average_the_single_instance_numbers():
+    controller = tiny("reverse", "ff")
+    stats = instance_statistics(controller, digits=4, instances=3, seed=7)
+    single = [analyse("FF", "ff", probe_reverse(controller, 4, 7 + i)) for i in range(3)]
+    assert stats["within"]["mean"] == pytest.approx(np.mean([r["within"] for r in single]))
+    assert stats["across"]["sd"] == pytest.approx(np.std([r["across"] for r in single]))
+    assert stats["within_lag_8-"]["mean"] != stats["within_lag_8-"]["mean"]       # no lag of 8 in 9 steps: NaN
+
+
 def test_table2_figure_and_csv_from_fake_data(tmp_path):
     rng = np.random.default_rng(0)
     phase = np.array([0] * 6 + [1] * 7)
@@ -187,6 +197,8 @@ def test_table2_figure_and_csv_from_fake_data(tmp_path):
     results = [analyse("FF", "ff", fake), analyse("LSTM", "lstm", dict(fake, states=rng.normal(size=(13, 4))))]
     assert results[0]["within"] > 0.9 and results[0]["across"] < -0.9      # two blocks
     assert abs(results[1]["within"]) < 0.5                                 # no structure
+    results[1]["stats"] = dict(instances=3, **{k: dict(mean=0.1, sd=0.01)
+                                               for k in ("within", "across", "within_lag_1-2", "within_lag_8-")})
     write_table2_figure(results, tmp_path / "table2.png")
     assert is_png(tmp_path / "table2.png")
     lines = table2_csv(results).splitlines()

@@ -76,7 +76,7 @@ def cmd_table2(args) -> int:
     print(f"Table 2: FF-200, LSTM-200 and LSTM-400 trained supervised on reverse (at most {args.max_digits} digits),"
           f" probed on a {args.digits}-digit instance -> {args.out}")
     run_table2(args.out, seed=args.seed, budget=args.budget, settle=args.settle, digits=args.digits,
-               max_digits=args.max_digits, test_seed=args.test_seed, models_dir=args.models)
+               max_digits=args.max_digits, test_seed=args.test_seed, instances=args.instances, models_dir=args.models)
     print(f"wrote {args.out}/table2.png, table2.json and table2.csv ({command})")
     return 0
 
@@ -105,6 +105,8 @@ def register(sub) -> None:
                     help="characters trained on 1..max-digits digits after the curriculum (default 2e6)")
     t2.add_argument("--digits", type=int_at_least(2), default=20, help="digits of the test instance (paper: 20)")
     t2.add_argument("--max-digits", type=int_at_least(2), default=10, help="longest training instance (paper: 10)")
-    t2.add_argument("--test-seed", type=int, default=20, help="seed of the test instance")
+    t2.add_argument("--test-seed", type=int, default=20, help="seed of the test instance drawn in the figure")
+    t2.add_argument("--instances", type=int_at_least(1), default=50,
+                    help="more test instances over which the autocorrelation's phase means are averaged (default 50)")
     t2.add_argument("--models", default=None, metavar="DIR", help="also save the three checkpoints under DIR")
     t2.set_defaults(func=cmd_table2)

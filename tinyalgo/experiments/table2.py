@@ -122,6 +122,22 @@ def analyse(name: str, core: str, probe: dict) -> dict:
                 within_right=means.get("within_0", float("nan")), within_left=means.get("within_1", float("nan")))
 
 
+def instance_statistics(controller, digits: int, instances: int, seed: int) -> dict:
+    """The autocorrelation's phase means over ``instances`` test instances of
+    ``digits`` digits (instance seeds ``seed``, ``seed`` + 1, ...): for each
+    of within, across and within at each lag range of ``LAGS``, its mean and
+    standard deviation over the instances."""
+    values = []
+    for i in range(instances):
+        probe = probe_reverse(controller, digits, seed + i)
+        A = autocorrelation(probe["states"])
+        means = phase_means(A, probe["phase"])
+        values.append([means["within"], means["across"]] + within_phase_by_lag(A, probe["phase"], LAGS))
+    values = np.array(values)
+    names = ["within", "across"] + [f"within_lag_{lo}-{hi or ''}" for lo, hi in LAGS]
+    return {name: dict(mean=float(values[:, k].mean()), sd=float(values[:, k].std())) for k, name in enumerate(names)}
+
+
 def write_table2_figure(results, path) -> None:
     """One column per model: the confidences of move left (green) and move
     right (red) over time above, the autocorrelation matrix below (paper
@@ -153,8 +169,14 @@ def write_table2_figure(results, path) -> None:
         ax.set_xlabel("time step")
         ax.set_ylabel("time step")
         lag = r.get("by_lag", [float("nan")] * 3)
-        ax.set_title(f"state: {r['state']}\nmean A within phases {r['within']:.2f}, across {r['across']:.2f}\n"
-                     f"within, at lag 1-2: {lag[0]:.2f}, at lag >= 8: {lag[-1]:.2f}", fontsize=8)
+        title = (f"state: {r['state']}\nthis instance: mean A within phases {r['within']:.2f}, across {r['across']:.2f}"
+                 f"\nwithin, at lag 1-2: {lag[0]:.2f}, at lag >= 8: {lag[-1]:.2f}")
+        stats = r.get("stats")
+        if stats:
+            n = stats["instances"]
+            title += (f"\n{n} instances: within {stats['within']['mean']:.2f}, across {stats['across']['mean']:.2f};"
+                      f" lag 1-2 {stats['within_lag_1-2']['mean']:.2f}, >= 8 {stats['within_lag_8-']['mean']:.2f}")
+        ax.set_title(title, fontsize=8)
         fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     fig.text(0.5, 0.005, "state: the LSTM's hidden state h; the feed-forward controller has no recurrent state,\n"
              "so its state is the extra layer's output t = tanh(.), which both heads read", ha="center", fontsize=8)
@@ -177,9 +199,12 @@ def table2_csv(results) -> str:
 
 
 def run_table2(out: str, seed: int = 0, budget: int = 2_000_000, settle: int = 2_000_000, digits: int = 20,
-               max_digits: int = 10, test_seed: int = 20, models=MODELS, models_dir: str = None, log=print) -> list:
+               max_digits: int = 10, test_seed: int = 20, instances: int = 50, models=MODELS, models_dir: str = None,
+               log=print) -> list:
     """Train, probe and draw the three models of Table 2 into ``out``
     (table2.png, table2.json, table2.csv); returns the per-model results.
+    The figure shows one test instance (seed ``test_seed``); the phase means
+    are also averaged over ``instances`` more (``instance_statistics``).
     With ``models_dir`` each model's checkpoint is saved there too, as
     ``reverse-<core><units>-s<seed>-table2/checkpoint.npz``."""
     os.makedirs(out, exist_ok=True)
@@ -190,17 +215,21 @@ def run_table2(out: str, seed: int = 0, budget: int = 2_000_000, settle: int = 2
             path = os.path.join(models_dir, f"reverse-{core}{units}-s{seed}-table2")
             os.makedirs(path, exist_ok=True)
             save_checkpoint(os.path.join(path, "checkpoint.npz"), controller,
-                            dict(mode="supervised", config=report["config"], table2=True))
+                            dict(mode="supervised", config=report["config"],
+                                 table2={k: v for k, v in report.items() if k not in ("config", "history")}))
         agent = GreedyAgent(controller)
         greedy = {str(d): evaluate_complexity(agent, "reverse", 2 * d + 1, 50, seed=1000 + d)["solved"]
                   for d in sorted(set(TEST_DIGITS) | {max_digits, digits})}
         r = analyse(name, core, probe_reverse(controller, digits, test_seed))
+        r["stats"] = dict(instances=instances, **instance_statistics(controller, digits, instances, test_seed + 1))
         results.append(r)
         log(f"{name}: curriculum up to complexity {report['curriculum_up_to']} ({report['chars']:,} characters,"
             f" {report['seconds']:.0f} s, solved {2 * max_digits + 1}: {report['solved_target']}),"
             f" then {report['settle_chars']:,} characters on 1..{max_digits} digits;"
             f" greedy solved {greedy}; mean A within phases {r['within']:.3f}, across {r['across']:.3f};"
-            f" within phases by lag {LAGS}: {[round(v, 3) for v in r['by_lag']]}")
+            f" within phases by lag {LAGS}: {[round(v, 3) for v in r['by_lag']]};"
+            f" over {instances} instances: " + ", ".join(f"{k} {v['mean']:.3f} (sd {v['sd']:.3f})"
+                                                      for k, v in r["stats"].items() if k != "instances"))
         summary.append(dict(name=name, core=core, units=units, seed=seed, state=r["state"],
                             curriculum_up_to_complexity=report["curriculum_up_to"], train_chars=report["chars"],
                             settle_chars=report["settle_chars"],
@@ -210,6 +239,7 @@ def run_table2(out: str, seed: int = 0, budget: int = 2_000_000, settle: int = 2
                             mean_A_within=r["within"], mean_A_across=r["across"], mean_A_within_right=r["within_right"],
                             mean_A_within_left=r["within_left"],
                             mean_A_within_by_lag={f"{lo}-{hi or ''}": v for (lo, hi), v in zip(LAGS, r["by_lag"])},
+                            over_instances=r["stats"],
                             p_left=[round(float(v), 4) for v in r["p_left"]],
                             p_right=[round(float(v), 4) for v in r["p_right"]],
                             phase=[int(v) for v in r["phase"]], A=np.round(r["A"], 3).tolist()))
