@@ -15,6 +15,7 @@ import numpy as np
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.draw import draw_machine
 from tinyalgo.automata.extract import extract, fidelity
+from tinyalgo.automata.machine import load_machine
 from tinyalgo.checkpoint import load_checkpoint
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity, run_instances
@@ -119,13 +120,14 @@ def table(results: list) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description="extract machines from trained models and compare them with the networks")
-    p.add_argument("models", nargs="+", help="model directories (each with checkpoint.npz)")
+    p.add_argument("models", nargs="*", help="model directories (each with checkpoint.npz)")
     p.add_argument("--out", default="figures/automata")
     p.add_argument("--instances", type=int, default=100)
     p.add_argument("--long-network", type=int, default=10, help="network instances at 100,000 (default 10)")
     p.add_argument("--long-machine", type=int, default=100, help="machine instances at 100,000 (default 100)")
     p.add_argument("--adversarial-digits", type=int, default=10000)
     p.add_argument("--redo", action="store_true", help="redo models that already have results")
+    p.add_argument("--redraw", action="store_true", help="redraw every machine JSON of --out (then the table)")
     args = p.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     for d in args.models:
@@ -138,6 +140,13 @@ def main(argv=None) -> int:
         study(os.path.join(d, "checkpoint.npz"), args.out, instances=args.instances,
               long_instances={100000: (args.long_network, args.long_machine)},
               adversarial_digits=args.adversarial_digits)
+    if args.redraw:
+        for path in sorted(glob.glob(os.path.join(args.out, "*.json"))):
+            if not path.endswith(".results.json"):
+                m = load_machine(path)
+                name = os.path.basename(path)[:-5]
+                draw_machine(m, path[:-5] + ".png",
+                             f"{name}: {m.n_states} states ({m.info.get('minimal_states')} before the don't-care reduction)")
     results = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(args.out, "*.results.json")))]
     atomic_write_bytes(os.path.join(args.out, "table.md"), table(results).encode())
     print(table(results))
