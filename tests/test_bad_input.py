@@ -249,3 +249,29 @@ def test_a_run_start_removes_a_stale_temporary_file(tmp_path, capsys):
     assert main(["train", "--task", "copy", "--units", "8", "--budget", "300", "--confirm-length", "0",
                  "--threads", "1", "--out", str(out)]) == 0
     assert not stale.exists() and (out / "checkpoint.npz").exists()
+
+
+EXPLORED = [
+    (np.zeros(4, dtype=bool), r"explored must be a bool array of shape \(3,\), one flag per lane; got shape \(4,\)"),
+    (np.zeros((3, 1), dtype=bool), r"shape \(3,\), one flag per lane; got shape \(3, 1\) of bool"),
+    (np.array([0.0, 1.0, 0.0]), r"got shape \(3,\) of float64"),
+    (np.array([0, 2, 1]), r"explored must hold True/False \(or 0/1\); got values from 0 to 2"),
+    (np.array([-1, 0, 0]), r"got values from -1 to 0"),
+]
+
+
+@pytest.mark.parametrize("explored,message", EXPLORED)
+def test_the_environment_refuses_a_bad_explored_flag(explored, message):
+    from tinyalgo.environment import Environment
+    env = Environment("copy", batch_size=3, complexity=4, seed=0)
+    before = env.explored.copy()
+    with pytest.raises(ValueError, match=message):
+        env.step(np.zeros(3, dtype=np.int64), explored=explored)
+    assert (env.explored == before).all() and (env.time == 0).all()        # refused before the step
+
+
+def test_an_explored_flag_of_zeros_and_ones_is_taken():
+    from tinyalgo.environment import Environment
+    env = Environment("copy", batch_size=3, complexity=4, seed=0)
+    env.step(np.zeros(3, dtype=np.int64), explored=[1, 0, 1])
+    assert env.explored.astype(bool).tolist() == [True, False, True]

@@ -221,6 +221,18 @@ class Environment:
             raise ValueError(f"{name} must be in 0..{high - 1}; got values from {a.min()} to {a.max()}")
         return a
 
+    def _check_explored(self, explored) -> np.ndarray:
+        """``explored`` as bool (B,): bools, or integers 0 and 1.  ValueError if not."""
+        a = explored if type(explored) is np.ndarray else np.asarray(explored)
+        if a.shape != (self.batch,) or a.dtype.kind not in "biu":
+            raise ValueError(f"explored must be a bool array of shape ({self.batch},), one flag per lane;"
+                             f" got shape {a.shape} of {a.dtype}")
+        if a.dtype.kind != "b":
+            if np.count_nonzero((a != 0) & (a != 1)):
+                raise ValueError(f"explored must hold True/False (or 0/1); got values from {a.min()} to {a.max()}")
+            a = a.astype(bool)
+        return a
+
     def step(self, actions, symbols=None, probs=None, explored=None) -> StepResult:
         """Apply one joint action per lane.
 
@@ -235,6 +247,8 @@ class Environment:
         """
         B, lanes, output = self.batch, self.lanes, self.output
         actions = self._check("actions", actions, "iu", (B,), self.n_actions)
+        if explored is not None:
+            explored = self._check_explored(explored)
         write = self._writes.take(actions)                               # bool (B,)
         if symbols is None:
             if np.count_nonzero(write):
