@@ -205,9 +205,9 @@ def test_progress_in_a_file_is_a_line_every_few_seconds():
     progress.close()
     lines = stream.getvalue().splitlines()
     assert 3 <= len(lines) <= 10 / FILE_EVERY_SECONDS + 4 and "penalty on" in lines[1]
-    assert lines[0] == ("complexity 6 | validation 50% solved | 5,000 chars/s | 0:00 elapsed"
-                        " | 1,000/100,000 chars, ETA 0:20 to budget")      # the line says 0.2 s
-    assert lines[-1].startswith("complexity 10 |") and "40,000/100,000 chars, ETA 0:15 to budget" in lines[-1]
+    # the first log line says 0.2 s (0.25 rounded): 5,000 chars/s
+    assert lines[0] == "complexity 6 | validation 50% | 5,000 chars/s | 0:00 elapsed | ETA 0:20 (1,000/100k chars)"
+    assert lines[-1] == "complexity 10 | validation 50% | 4,000 chars/s | 0:10 elapsed | ETA 0:15 (40k/100k chars)"
 
 
 def test_progress_on_a_terminal_updates_one_line_in_place():
@@ -222,7 +222,7 @@ def test_progress_on_a_terminal_updates_one_line_in_place():
     progress.close()
     text = stream.getvalue()
     assert text.count("\r") == 10 and text.count("\n") == 2 and text.endswith("\nSOLVED\n")   # the status, then SOLVED
-    assert "10,000/10,000 chars" in text.split("\r")[-1]
+    assert "budget spent (10k/10k chars)" in text.split("\r")[-1]
 
 
 def test_train_prints_a_few_progress_lines_not_one_per_validation(tmp_path, capsys):
@@ -231,5 +231,5 @@ def test_train_prints_a_few_progress_lines_not_one_per_validation(tmp_path, caps
     out = capsys.readouterr().out
     status = [line for line in out.splitlines() if line.startswith("complexity ")]
     assert 1 <= len(status) <= 3 and "validation solved" not in out, out
-    assert re.search(r"complexity \d+ \| validation \d+% solved \| [\d,]+ chars/s \| \d+:\d\d elapsed"
-                     r" \| [\d,]+/3,000 chars", status[0])
+    assert re.search(r"^complexity \d+ \| validation \d+% \| [\d,.k]+ chars/s \| \d+:\d\d elapsed"
+                     r" \| (ETA [\d:-]+|budget spent) \([\d,]+/3,000 chars\)$", status[0]), status

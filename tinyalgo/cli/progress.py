@@ -2,8 +2,10 @@
 
 A run validates several times a second and logs a line each time
 (``QTrainer.validate``, ``train_supervised``).  ``Progress`` turns those
-lines into one status line: complexity, validation, characters per second,
-elapsed time and the time left to the budget at the current speed.  On a
+lines into one status line: the curriculum's complexity, the percentage of
+validation instances solved, characters per second, elapsed time and the
+time left until the budget is spent at the current speed (ETA; a run that
+solves its task stops earlier).  On a
 terminal the line is rewritten in place (``\\r``); when the output goes to a
 file or a pipe, a status line is written every ``every`` seconds (and the
 last one at the end).  Every other line (the penalty switch, the paper's
@@ -30,11 +32,22 @@ def clock(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
+def count(n: float) -> str:
+    """``2,200`` / ``44k`` / ``12.3M``: short enough for one terminal line."""
+    if n >= 1e6:
+        return f"{n / 1e6:.3g}M"
+    return f"{n / 1e3:.3g}k" if n >= 1e4 else f"{n:,.0f}"
+
+
 def status_line(elapsed: float, level: int, solved: float, chars: int, budget: int) -> str:
+    """The status: what matters most first, so a narrow terminal cuts only the counts."""
     rate = chars / elapsed if elapsed > 0 else 0.0
-    eta = f"ETA {clock((budget - chars) / rate)} to budget" if rate > 0 and budget > chars else "budget spent"
-    return (f"complexity {level} | validation {solved:.0f}% solved | {rate:,.0f} chars/s | {clock(elapsed)} elapsed"
-            f" | {chars:,}/{budget:,} chars, {eta}")
+    if chars >= budget:
+        eta = "budget spent"
+    else:
+        eta = f"ETA {clock((budget - chars) / rate)}" if rate > 0 else "ETA -"
+    return (f"complexity {level} | validation {solved:.0f}% | {count(rate)} chars/s | {clock(elapsed)} elapsed"
+            f" | {eta} ({count(chars)}/{count(budget)} chars)")
 
 
 class Progress:
