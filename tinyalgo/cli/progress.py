@@ -5,12 +5,11 @@ A run validates several times a second and logs a line each time
 lines into one status line: the curriculum's complexity, the percentage of
 validation instances solved, characters per second, elapsed time and the
 time left until the budget is spent at the current speed (ETA; a run that
-solves its task stops earlier).  On a
-terminal the line is rewritten in place (``\\r``); when the output goes to a
-file or a pipe, a status line is written every ``every`` seconds (and the
-last one at the end).  Every other line (the penalty switch, the paper's
-solve, the tests at ``confirm_length``, the final report) is printed as it
-comes.
+solves its task stops earlier).  On a terminal the line is rewritten in
+place (``\\r``); when the output goes to a file or a pipe, a status line is
+written every ``every`` seconds, and the latest one before any other line
+and at the end.  Every other line (the penalty switch, the paper's solve,
+the tests at ``confirm_length``, the final report) is printed as it comes.
 """
 from __future__ import annotations
 
@@ -67,6 +66,9 @@ class Progress:
     def __call__(self, line: str) -> None:
         match = VALIDATION.match(line)
         if match is None:
+            if self.pending is not None and not self.terminal:      # where the run stood when this happened
+                self.stream.write(self.pending + "\n")
+                self.pending = None
             self._end_status()
             self.stream.write(line + "\n")
             self.stream.flush()
