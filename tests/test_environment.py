@@ -262,19 +262,20 @@ def rollout_digest(name, reward, steps=200, B=6):
     return h.hexdigest()[:16]
 
 
-# digests of the rollouts above, recorded once: a change to the environment
-# must leave every observation, reward, end and ground-truth action as it was
+# digests of the rollouts above: a change to the environment must leave every
+# observation, reward, end and ground-truth action as it was (recorded again
+# once, when ground_truth() stopped repeating a lane's last action past its end)
 ROLLOUT_DIGESTS = {
     ("copy", "binary"): "3fe06adf75ac4011",
     ("copy", "discretized"): "2628b95d20567439",
     ("reverse", "binary"): "553742e3b68c2098",
     ("reverse", "discretized"): "c8dbb28296092da9",
-    ("walk", "binary"): "709968c9a46cfa72",
-    ("walk", "discretized"): "f7cf37775cfbfe8d",
-    ("addition", "binary"): "2a18ed581547736c",
-    ("addition", "discretized"): "9dc956861fc9fb82",
-    ("addition3", "binary"): "839bb6f56dae1ecd",
-    ("addition3", "discretized"): "63543392730359cf",
+    ("walk", "binary"): "7859a5c183772f35",
+    ("walk", "discretized"): "e2af8137a2d0cdd3",
+    ("addition", "binary"): "960d91c2584af5e7",
+    ("addition", "discretized"): "542d46c2f1c42042",
+    ("addition3", "binary"): "9869823c0c28ba38",
+    ("addition3", "discretized"): "249ccdc750859187",
     ("multiplication", "binary"): "fb37e9faa1b2e64c",
     ("multiplication", "discretized"): "9b1eea6f0486f7cf",
 }
@@ -284,3 +285,15 @@ ROLLOUT_DIGESTS = {
 @pytest.mark.parametrize("reward", ["binary", "discretized"])
 def test_rollout_is_unchanged(name, reward):
     assert rollout_digest(name, reward) == ROLLOUT_DIGESTS[name, reward]
+
+
+def test_ground_truth_ends_where_the_reference_actions_end():
+    """A lane whose ground-truth actions fill the storage's capacity exactly
+    gets -1, not its last action, once it has taken more steps than that."""
+    env = Environment("copy", batch_size=1, complexity=5, seed=0)
+    n = int((env.gt_actions[0] >= 0).sum())
+    assert n == env.lanes.wa == 5
+    for _ in range(n):
+        assert env.ground_truth()[0] >= 0
+        env.step(np.array([1]))                    # right, without writing: the episode goes on
+    assert env.time[0] == n and env.ground_truth()[0] == -1

@@ -202,8 +202,10 @@ class Environment:
     def ground_truth(self) -> np.ndarray:
         """The ground-truth joint action (B,) of this step (docs/original-release.md#ground-truth);
         -1 once a lane has left the reference path's length."""
-        lanes = self.lanes
-        return lanes.flat.take(lanes.action_base + np.minimum(lanes.time, lanes.wa - 1)).astype(np.int64)
+        lanes = self.lanes                    # past the capacity every lane is past its actions
+        inside = lanes.time < lanes.wa
+        actions = lanes.flat.take(lanes.action_base + np.minimum(lanes.time, lanes.wa - 1)).astype(np.int64)
+        return np.where(inside, actions, -1)
 
     # --------------------------------------------------------------- acting
     def _check(self, name, value, dtype_kind, shape, high):
