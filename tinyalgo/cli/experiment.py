@@ -131,7 +131,7 @@ def cmd_experiment(args) -> int:
 
 def register(sub) -> None:
 
-    ex = sub.add_parser("experiment", help="reproduce the paper's Table 1 (Q-learning) or Figure 3 (supervised)",
+    ex = sub.add_parser("experiment", help="reproduce a result of the paper: table1, figure3, figure5, appendix-b, appendix-c",
                         description="table1: Q-learning runs of the paper's Table 1 (tasks x columns x seeds);"
                                     " figure3: supervised runs of FF, GRU and LSTM controllers tested at growing"
                                     " complexities (the paper's Figure 3).")
