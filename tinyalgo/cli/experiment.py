@@ -131,10 +131,15 @@ def cmd_experiment(args) -> int:
 
 def register(sub) -> None:
 
-    ex = sub.add_parser("experiment", help="reproduce a result of the paper: table1, figure3, figure5, appendix-b, appendix-c",
+    ex = sub.add_parser("experiment", help="reproduce a result of the paper: table1, figure3, figure5, appendix-b,"
+                                           " appendix-c",
                         description="table1: Q-learning runs of the paper's Table 1 (tasks x columns x seeds);"
                                     " figure3: supervised runs of FF, GRU and LSTM controllers tested at growing"
-                                    " complexities (the paper's Figure 3).")
+                                    " complexities (the paper's Figure 3); figure5: standard against enhanced"
+                                    " Q-learning tested at growing complexities (Figure 5); appendix-b: the time to"
+                                    " solve in bases 2 to 10 (Appendix B); appendix-c: the time to solve with the"
+                                    " 0/1, discretized and continuous rewards (Appendix C).  Every sweep is"
+                                    " resumable: the same command again continues it.")
     ex.add_argument("name", choices=("table1", "figure3", *USED), help="which experiment")
     ex.add_argument("--tasks", nargs="+", choices=list(TABLE1_ROWS), default=None, metavar="TASK",
                     help=f"tasks to run: {', '.join(TABLE1_ROWS)} (default: all six)")
