@@ -1,7 +1,7 @@
 """Q-learning training throughput in characters (training lane-steps) per
 second: addition, GRU-200, the full method, B = 20.
 
-    python benchmarks/bench_train.py [--level 46] [--updates 30] [--threads 2]
+    python benchmarks/bench_train.py [--level 46] [--updates 30] [--threads 2] [--reference]
 
 Measured at a fixed curriculum level (default 46: the unroll has its full
 length T = 49, as for most of a run), updates only (validation is excluded
@@ -19,10 +19,12 @@ parser.add_argument("--updates", type=int, default=30)
 parser.add_argument("--dtype", default="float32")
 parser.add_argument("--threads", type=int, choices=(1, 2), default=1,
                     help="2: BPTT's weight gradients on a helper thread (what `tinyalgo train` uses on 2 cores)")
+parser.add_argument("--reference", action="store_true", help="the reference path (tinyalgo train --reference)")
 args = parser.parse_args()
+extra = {"reference": True} if args.reference else {}      # older revisions have no such option
 
-trainer = QTrainer(QConfig(task="addition", seed=0, start=args.level, dtype=args.dtype,
-                                   threads=args.threads), log=lambda s: None)
+trainer = QTrainer(QConfig(task="addition", seed=0, start=args.level, dtype=args.dtype, threads=args.threads,
+                           **extra), log=lambda s: None)
 trainer._start_segment()
 trainer.update()                                     # warm up
 rates = []
@@ -34,5 +36,6 @@ for _ in range(5):
 t0 = time.perf_counter()
 trainer.validate(0.0)
 val = time.perf_counter() - t0
-print(f"addition GRU-200 {args.dtype}, {args.threads} thread(s), level {args.level}: median {statistics.median(rates):,.0f} characters/s"
+print(f"addition GRU-200 {args.dtype}, {args.threads} thread(s), {'reference' if args.reference else 'fast'} path,"
+      f" level {args.level}: median {statistics.median(rates):,.0f} characters/s"
       f" (runs: {', '.join(f'{r:,.0f}' for r in rates)}); one validation of 50 instances: {val:.2f} s")
