@@ -12,6 +12,7 @@ import zipfile
 import numpy as np
 
 from tinyalgo.controller import Controller, ControllerConfig
+from tinyalgo.environment import Environment
 from tinyalgo.fileio import atomic_write_bytes
 
 FORMAT_VERSION = 1
@@ -88,8 +89,6 @@ def load_checkpoint(path, task: str = None, base: int = None):
 
 def check_task(fail, config: ControllerConfig, saved: dict, task: str, base: int) -> None:
     """``fail`` unless a controller of ``config`` (trained with the run config ``saved``) fits ``task`` in ``base``."""
-    from tinyalgo.environment import Environment            # the environment imports more than a checkpoint needs
-
     saved_task, saved_base = saved.get("task"), saved.get("base", 10 if "task" in saved else None)
     if task is not None and saved_task is not None and task != saved_task:
         fail(f"trained on {saved_task}, not on {task}: leave out --task or give {saved_task}")

@@ -10,12 +10,15 @@ exit status 2 through ``tinyalgo``).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+
+from tinyalgo.assignments.grade import format_grade, grade
+from tinyalgo.assignments.make import make
+from tinyalgo.assignments.registry import ASSIGNMENTS
+from tinyalgo.fileio import atomic_write_json
 
 
 def cmd_list(args) -> int:
-    from tinyalgo.assignments.registry import ASSIGNMENTS
     print(f"{'assignment':<22} {'points':>6}  tutorial  {'time':>7}  functions")
     for a in ASSIGNMENTS.values():
         funcs = ", ".join(f"{f.module.split('.', 1)[1]}.{f.qualname}" for f in a.functions)
@@ -29,7 +32,6 @@ def cmd_list(args) -> int:
 
 
 def cmd_make(args) -> int:
-    from tinyalgo.assignments.make import make
     summary = make(args.names, args.out, solution=args.solution)
     kind = "solution copy" if args.solution else "student copy"
     print(f"wrote the {kind} of {', '.join(summary['assignments'])} to {summary['out']}"
@@ -41,13 +43,11 @@ def cmd_make(args) -> int:
 
 
 def cmd_grade(args) -> int:
-    from tinyalgo.assignments.grade import format_grade, grade
     result = grade(args.directory, tests=args.tests)
     print(format_grade(result))
     if args.json:
         result.pop("pytest_output", None)
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(result, f, indent=1)
+        atomic_write_json(args.json, result)
     return 0
 
 
