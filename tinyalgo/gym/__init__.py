@@ -1,0 +1,83 @@
+"""Gymnasium environments of the six tasks (paper section 3).
+
+``import tinyalgo.gym`` registers ``tinyalgo/Copy-v0``, ``tinyalgo/Reverse-v0``,
+``tinyalgo/Walk-v0``, ``tinyalgo/Addition-v0``, ``tinyalgo/Addition3-v0`` and
+``tinyalgo/Multiplication-v0``::
+
+    import gymnasium as gym
+    import tinyalgo.gym
+    env = gym.make("tinyalgo/Reverse-v0", complexity=10)
+    envs = gym.make_vec("tinyalgo/Reverse-v0", num_envs=16, complexity=10)
+
+This is the only module of tinyalgo that imports gymnasium (the ``gym`` extra:
+``pip install -e '.[gym]'``).  Both environments run on tinyalgo's batched
+``Environment`` (one lane for ``TinyAlgoEnv``, ``num_envs`` lanes for
+``TinyAlgoVectorEnv``).
+
+Action: ``MultiDiscrete([n_moves, 2, V])``, (move, write flag, symbol): the
+moves of the task's interface (tape: 0 left, 1 right; grid: also 2 down,
+3 up), whether to write, and the symbol written (a class of the vocabulary,
+``tinyalgo.symbols``; ignored when the write flag is 0).
+
+Observation: ``MultiDiscrete(obs_sizes)``, the five fields of
+``tinyalgo.environment``: symbol under the input head, symbol written at the
+previous step, explored flag, previous move, previous write flag.  The
+explored flag is set by ``step(action, explored=True)`` (an exploratory
+action, paper section 6); plain ``step(action)`` leaves it 0.
+
+End of an episode: a wrong write or all targets written ``terminated``; the
+paper's timeout (complexity + 2 steps without a write) ``truncated``.  There
+is no other step limit.
+
+Reward: the paper's 0/1 reward, 1 for a correct write.  The "discretized"
+and "continuous" rewards (paper Appendix C) score the symbol head's
+probabilities, which a Gymnasium action (one chosen symbol) does not carry:
+they are refused; use ``tinyalgo.environment.Environment`` for them.
+
+Info: ``v_hat`` (outputs still to produce, counting the one due now: the
+paper's V-hat, section 6.1), ``next_target`` (the symbol a write must produce
+now), ``ground_truth`` (the action (move, write, symbol) of the reference
+solution at this step, -1 three times once the episode has left the
+reference path: imitate it to solve the task), ``reason`` ("running", "all
+written", "wrong write", "timeout"), ``n_correct`` (correct outputs so far),
+``complexity`` (of the episode) and ``level`` (the curriculum's level, or
+the fixed complexity).  At an episode's last step there is no step to take:
+``v_hat`` is 0, ``next_target`` the vocabulary's none, ``ground_truth`` -1.
+
+Complexity: ``complexity=c`` (every instance has complexity c; default 6)
+or ``curriculum=True``: the paper's curriculum (section 5: start at 6, add 4
+after a perfect validation; instances of complexity U{C-4..C} at level C).
+A Gymnasium environment has no validation set, so the level advances after
+``advance_after`` (default 100) episodes in a row end with all targets
+written; any other end starts the count again.  The level is training
+progress: a seeded ``reset`` keeps it.
+
+Seeding: every lane has its own ``numpy.random.Generator`` and draws its
+instances one at a time from it, so lane i of a ``TinyAlgoVectorEnv`` reset
+with ``seed=s`` follows the same instances as a ``TinyAlgoEnv`` reset with
+``seed=s + i`` (and reset again, without a seed, after each episode).
+"""
+from __future__ import annotations
+
+try:
+    import gymnasium  # noqa: F401  (the optional dependency: a clear message without it)
+except ImportError as exc:        # pragma: no cover - exercised only without gymnasium
+    raise ImportError("tinyalgo.gym needs gymnasium: pip install -e '.[gym]'"
+                      " (or pip install 'gymnasium>=1.1')") from exc
+
+from tinyalgo.gym.env import TinyAlgoEnv
+from tinyalgo.gym.lanes import ENV_IDS
+from tinyalgo.gym.vector import TinyAlgoVectorEnv
+
+__all__ = ["TinyAlgoEnv", "TinyAlgoVectorEnv", "ENV_IDS", "register_envs"]
+
+
+def register_envs() -> None:
+    """Register the six tasks with gymnasium (``import tinyalgo.gym`` does it)."""
+    for name, env_id in ENV_IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, entry_point="tinyalgo.gym.env:TinyAlgoEnv",
+                               vector_entry_point="tinyalgo.gym.vector:TinyAlgoVectorEnv", kwargs={"task": name})
+
+
+register_envs()
