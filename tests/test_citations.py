@@ -24,7 +24,7 @@ WORKSPACE = re.compile(r"REFERENCE\s+\d|REFERENCE\.md|\.\./shared|checklist \d")
 ANCHOR_ID = re.compile(r"""<a\s+(?:name|id)=["']([^"']+)["']""")
 HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$", re.M)
 TAG = re.compile(r"<[^>]+>")
-# Gymnasium environment ids (tinyalgo/gym.py) look like paths but are none.
+# Gymnasium environment ids (tinyalgo/gym/__init__.py) look like paths but are none.
 GYM_ID = re.compile(r"tinyalgo/[A-Z]\w*-v\d+")
 
 
