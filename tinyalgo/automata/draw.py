@@ -14,6 +14,7 @@ from tinyalgo.symbols import Vocabulary             # noqa: E402
 from tinyalgo.tasks import MOVE_NAMES               # noqa: E402
 
 MAX_DIAGRAM_STATES = 30
+MAX_DIAGRAM_EDGES = 48           # more arrows than this do not read: the heatmap instead
 SHORT_MOVES = {"left": "L", "right": "R", "down": "D", "up": "U"}
 
 
@@ -68,8 +69,9 @@ def state_name(machine, s: int) -> str:
 
 def draw_machine(machine, path, title: str = "") -> str:
     """Draw ``machine`` to the PNG ``path``: a state diagram up to
-    ``MAX_DIAGRAM_STATES`` states, else a heatmap.  Returns which one."""
-    if machine.n_states <= MAX_DIAGRAM_STATES:
+    ``MAX_DIAGRAM_STATES`` states and ``MAX_DIAGRAM_EDGES`` arrows (pairs of
+    states joined by a transition), else a heatmap.  Returns which one."""
+    if machine.n_states <= MAX_DIAGRAM_STATES and len(edge_labels(machine)) <= MAX_DIAGRAM_EDGES:
         _diagram(machine, path, title)
         return "diagram"
     _heatmap(machine, path, title)
@@ -128,7 +130,7 @@ def _diagram(machine, path, title):
     ax.axis("off")
     ax.set_title(title or f"{machine.task}: {S} states", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110 if S <= 10 else 80)
     plt.close(fig)
 
 
