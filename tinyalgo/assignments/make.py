@@ -1,10 +1,23 @@
 """``make``: write a student copy of the package with the chosen assignments stubbed.
 
-The copy holds the whole ``tinyalgo`` tree (so everything not stubbed runs,
-and ``tinyalgo train --reference`` trains with the student's functions),
+The copy holds the whole ``tinyalgo`` tree (so everything not stubbed runs),
 ``setup.cfg`` and ``pyproject.toml`` (``pip install -e DIR`` works), the
 grading tests in ``tests/`` with ``points.json``, a student
 ``README.md`` and an ``INSTRUCTOR.md``.
+
+Two more edits make every copy, student or solution, train on the student's
+functions:
+
+* the fast path's twins of the chosen assignments' functions
+  (``Assignment.twins``: the same gradients, vectorised or factored, in
+  ``tinyalgo/fast/``) keep their signature and docstring and raise
+  ``NotImplementedError`` (``stubs.stub_body``), so the answer cannot be read
+  there;
+* the reference path is the default (``REFERENCE_DEFAULTS``: the
+  ``reference`` option declared on, ``Controller(..., fast=False)``), so
+  ``tinyalgo train`` runs the taught layers, cores and BPTT loop.  Each
+  default is located with ``ast`` and checked: a declaration that changed
+  shape is refused (nothing is written) rather than copied as is.
 """
 from __future__ import annotations
 
@@ -14,7 +27,7 @@ import shutil
 
 import tinyalgo
 from tinyalgo.assignments import registry
-from tinyalgo.assignments.stubs import stub_function
+from tinyalgo.assignments.stubs import set_argument_default, set_field_default, stub_body, stub_function
 
 GRADING = pathlib.Path(__file__).resolve().parent / "grading"
 SUPPORT = ("conftest.py", "grading.py")          # copied into tests/ with every assignment
@@ -50,6 +63,25 @@ build-backend = "setuptools.build_meta"
 """
 
 
+FAST_MESSAGE = "the fast path is not part of this assignment's copy: train with --reference"
+
+# The defaults a copy changes so that training takes the reference path: (file, setter, owner, name, old, new).
+REFERENCE_DEFAULTS = (
+    ("tinyalgo/options.py", set_field_default, "TrainingOptions", "reference", False, True),
+    ("tinyalgo/controller.py", set_argument_default, "Controller.__init__", "fast", True, False),
+    ("tinyalgo/controller.py", set_argument_default, "make_controller", "fast", True, False),
+)
+
+
+def twins_of(chosen) -> list:
+    """The fast twins of the assignments ``chosen``, each once, in registry order."""
+    seen = {}
+    for a in chosen:
+        for t in a.twins:
+            seen.setdefault((t.module, t.qualname), t)
+    return list(seen.values())
+
+
 def stub_message(assignment, function) -> str:
     return f"{function.what}: see tutorial {assignment.tutorial}"
 
@@ -66,18 +98,28 @@ def make(names, out, solution: bool = False, package=None) -> dict:
     """Write the copy of assignments ``names`` into ``out`` (new or empty).
     ``solution``: keep the solution bodies (an instructor's check copy, full
     points).  ``package``: the tinyalgo directory to copy (default: this one).
-    Returns a summary: {"out", "assignments", "stubbed": ["module:qualname"], "points"}."""
+    The fast twins of the chosen functions are stubbed and the reference
+    path made the default in every copy, ``solution`` or not (module docstring).
+    Returns a summary: {"out", "assignments", "stubbed": ["module:qualname"] (the
+    assignments' functions), "fast_stubbed": ["module:qualname"] (their fast twins), "points"}."""
     chosen = registry.get(names)
     out = check_out(out)
     source = pathlib.Path(package or pathlib.Path(tinyalgo.__file__).parent)
-    # stub in memory first: a bad region leaves nothing on disk
+    # edit in memory first: a bad region or declaration leaves nothing on disk
     edits, stubbed = {}, []
+
+    def text(path):
+        return edits.get(path) or (source / pathlib.Path(path).relative_to("tinyalgo")).read_text(encoding="utf-8")
     if not solution:
         for a in chosen:
             for f in a.functions:
-                text = edits.get(f.path) or (source / pathlib.Path(f.path).relative_to("tinyalgo")).read_text()
-                edits[f.path] = stub_function(text, f.qualname, stub_message(a, f), where=f.path)
+                edits[f.path] = stub_function(text(f.path), f.qualname, stub_message(a, f), where=f.path)
                 stubbed.append(f"{f.module}:{f.qualname}")
+    twins = twins_of(chosen)
+    for t in twins:
+        edits[t.path] = stub_body(text(t.path), t.qualname, FAST_MESSAGE, where=t.path, docstring=t.docstring)
+    for path, setter, owner, name, old, new in REFERENCE_DEFAULTS:
+        edits[path] = setter(text(path), owner, name, old, new, where=path)
     out.mkdir(parents=True, exist_ok=True)
     shutil.copytree(source, out / "tinyalgo",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "*.npz"))
@@ -97,7 +139,7 @@ def make(names, out, solution: bool = False, package=None) -> dict:
     (out / "README.md").write_text(student_readme(chosen), encoding="utf-8")
     (out / "INSTRUCTOR.md").write_text(instructor_readme(chosen, solution), encoding="utf-8")
     return {"out": str(out), "assignments": [a.name for a in chosen], "stubbed": stubbed,
-            "points": sum(a.total for a in chosen)}
+            "fast_stubbed": [f"{t.module}:{t.qualname}" for t in twins], "points": sum(a.total for a in chosen)}
 
 
 def _functions(a) -> str:
@@ -122,9 +164,27 @@ def student_readme(chosen) -> str:
                      f"tutorial {a.tutorial})\n\n{_functions(a)}\n")
         parts.append("\n".join(f"  - `{t}`: {p} points" for t, p in a.points.items()) + "\n")
     parts.append("Keep the signatures, the docstrings and the shapes they state.  Do not edit `tests/`: "
-                 "your copy is graded with the instructor's tests.  Once your backward passes are right, "
-                 "`tinyalgo train --reference` trains a controller with them.\n")
+                 "your copy is graded with the instructor's tests.\n")
+    parts.append(_training(chosen, student=True))
     return "\n".join(parts)
+
+
+def _training(chosen, student: bool) -> str:
+    """The paragraph on how a copy trains: the reference path by default, the fast twins stubbed."""
+    twins = twins_of(chosen)
+    you = "your" if student else "the student's"
+    text = (f"## Training with {you} code\n\n"
+            "In this copy `tinyalgo train` runs the reference path (the `reference` option is on by default, "
+            "`Controller(...)` and `make_controller(...)` default to `fast=False`): the taught layers, cores and "
+            "backprop-through-time loop (`tinyalgo/layers.py`, `tinyalgo/cores.py`, `tinyalgo/bptt.py`), so "
+            f"training runs {you} functions wherever it uses them.  Once they are right, for example\n\n"
+            f"    tinyalgo train --task copy --out run1\n\n"
+            f"trains a controller with them (slower than the package's fast path, the same maths).\n")
+    if twins:
+        text += ("\nThe fast path's versions of these gradients (in `tinyalgo/fast/`) are not part of this "
+                 "copy: their bodies raise `NotImplementedError`, so `--no-reference` stops there.\n\n" +
+                 "\n".join(f"  - `{t.module}.{t.qualname}` ({t.path}): {t.computes}" for t in twins) + "\n")
+    return text
 
 
 def instructor_readme(chosen, solution: bool) -> str:
@@ -147,9 +207,11 @@ Total: {total} points, about {minutes} minutes.
 ## What the student implements
 {chr(10).join(f"- {a.name}: {a.title}.{chr(10)}{_functions(a)}" for a in chosen)}
 
-The stubbed bodies are the ones `tinyalgo train --reference` runs: a student's correct backward
-pass trains the controller.  `tinyalgo/fast/` keeps the fast path's own (vectorised) steps, cores
-and BPTT, which a student can read.
+{_training(chosen, student=False)}
+The reference default and the stubbed fast twins hold in every copy, solution copies included (a
+solution copy is what a correct student copy becomes): `tinyalgo train` in a solution copy checks
+that the reference path trains with the solution bodies.  The rest of `tinyalgo/fast/` (the fast
+forward steps, frozen inference, the interfaces' lanes) is intact.
 
 ## How the tests grade
 Every test is worth the points of `points.json` in the tests directory.  The gradient tests compare the student's

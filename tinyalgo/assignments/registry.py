@@ -8,6 +8,13 @@ The grading tests of assignment ``name`` live in
 ``grading/test_<name>.py`` next to this module; ``points`` gives each test's
 worth.  ``uses`` lists the assignments whose functions those tests also run
 (made together, the tests pass once all of them are written).
+
+``twins`` names the functions of ``tinyalgo/fast/`` that compute the same
+gradients as the assignment's functions in another form (vectorised over
+steps, factored, fused): in a copy their bodies after the docstring are
+replaced by ``raise NotImplementedError`` (``stubs.stub_body``), so the
+answer cannot be read there.  They carry no solution markers: ``fast/`` is
+not taught.
 """
 from __future__ import annotations
 
@@ -30,6 +37,40 @@ class Function:
 
 
 @dataclass(frozen=True)
+class Twin:
+    """A function of ``tinyalgo/fast/`` that computes what an assignment's
+    functions compute: ``module`` (dotted), ``qualname``, ``computes`` (what
+    of the answer it holds).  ``docstring``: the copy's docstring instead of
+    the original, when the original states the answer's formulas."""
+
+    module: str
+    qualname: str
+    computes: str
+    docstring: str = None
+
+    @property
+    def path(self) -> str:
+        """Its file, relative to the directory that holds the ``tinyalgo`` package."""
+        return self.module.replace(".", "/") + ".py"
+
+
+FAST_BPTT = Twin("tinyalgo.fast.bptt", "backward",
+                 "the fast BPTT: both heads' affine backward and the extra layer's tanh and affine backward for all"
+                 " steps at once, the backward recursion through the cores' steps with the episode barrier, every"
+                 " weight gradient summed over steps")
+GRU_FACTORS = Twin("tinyalgo.fast.cores", "gru_backward_factors",
+                   "the GRU step backward's gate factors (candidate, z and r pre-activation gradients per dh')",
+                   docstring="The step-independent factors of the GRU backward pass, for T steps at once, from the"
+                             "\n    activations of T steps (each (T, B, H): the gates z, r, the state h entering each"
+                             "\n    step, r * h and the candidate c): the five (T, B, H) arrays that"
+                             "\n    ``gru_step_backward_factored`` multiplies by.")
+GRU_FACTORED = Twin("tinyalgo.fast.cores", "gru_step_backward_factored",
+                    "the GRU step backward to dx, dh and the pre-activation gradients")
+LSTM_PRE = Twin("tinyalgo.fast.cores", "lstm_step_backward_pre",
+                "the LSTM step backward to dx, dh, dc and the pre-activation gradients")
+
+
+@dataclass(frozen=True)
 class Assignment:
     name: str
     title: str
@@ -38,6 +79,7 @@ class Assignment:
     tutorial: str                   # "02": tutorials/02_*.py teaches it
     minutes: int                    # expected time for a student
     uses: tuple = field(default=())
+    twins: tuple = field(default=())        # Twin: the same gradients in tinyalgo/fast/, stubbed in a copy
 
     @property
     def total(self) -> int:
@@ -55,7 +97,9 @@ _A = [
          Function("tinyalgo.layers", "tanh_backward", "tanh_backward: dx of out = tanh(x), from the cached out")),
         {"test_affine_backward_by_hand": 2, "test_affine_backward_gradient_check": 3,
          "test_tanh_backward_by_hand": 1, "test_tanh_backward_gradient_check": 2},
-        "02", 30),
+        "02", 30, twins=(FAST_BPTT,)),
+    # softmax_nll has no twin: fast.bptt.backward calls layers.log_softmax_backward itself (on all steps at
+    # once) and nothing in fast/ computes the NLL loss.
     Assignment(
         "softmax_nll", "The log-softmax backward pass and the NLL loss of the symbol head",
         (Function("tinyalgo.layers", "log_softmax_backward",
@@ -71,27 +115,28 @@ _A = [
                   "gru_step_backward: the gradients of one GRU step on x, h and every parameter"),),
         {"test_gru_step_parameter_gradients": 4, "test_gru_step_input_and_state_gradients": 2,
          "test_gru_three_steps": 2},
-        "02", 90),
+        "02", 90, twins=(GRU_FACTORS, GRU_FACTORED, FAST_BPTT)),
     Assignment(
         "lstm_backward", "The backward pass of one LSTM step",
         (Function("tinyalgo.cores", "lstm_step_backward",
                   "lstm_step_backward: the gradients of one LSTM step on x, h, c and every parameter"),),
         {"test_lstm_step_parameter_gradients": 4, "test_lstm_step_input_and_state_gradients": 2,
          "test_lstm_three_steps": 2},
-        "02", 60),
+        "02", 60, twins=(LSTM_PRE, FAST_BPTT)),
     Assignment(
         "controller_backward", "The backward pass of one controller step (embedding, cores, extra layer, two heads)",
         (Function("tinyalgo.controller", "Controller.step_backward",
                   "Controller.step_backward: the layer and core backward passes of one step, in reverse order"),),
         {"test_step_backward_gru": 3, "test_step_backward_lstm_two_layers": 2, "test_step_backward_ff": 1},
-        "03", 60, uses=("layers", "softmax_nll", "gru_backward", "lstm_backward")),
+        "03", 60, uses=("layers", "softmax_nll", "gru_backward", "lstm_backward"), twins=(FAST_BPTT,)),
     Assignment(
         "bptt", "Backpropagation through time over a list of step caches, with the episode barrier",
         (Function("tinyalgo.bptt", "backward",
                   "bptt.backward: the loop from the last step to the first, summing the step gradients"
                   " and cutting the state gradient at the episode barrier"),),
         {"test_bptt_gradient_check_gru": 4, "test_bptt_gradient_check_lstm": 2, "test_episode_barrier": 2},
-        "03", 45, uses=("controller_backward", "layers", "softmax_nll", "gru_backward", "lstm_backward")),
+        "03", 45, uses=("controller_backward", "layers", "softmax_nll", "gru_backward", "lstm_backward"),
+        twins=(FAST_BPTT,)),
     Assignment(
         "addition_ground_truth", "The ground-truth actions of addition and 3-number addition (the zig-zag)",
         (Function("tinyalgo.tasks.arithmetic", "_ColumnArithmetic._zigzag",

@@ -14,6 +14,11 @@ The package runs as is (the markers are comments).  ``stub_function``
 replaces the region, markers included, by one line
 ``raise NotImplementedError("<what>: see tutorial NN")``; the signature, the
 docstring and the code before the region (argument checks) stay.
+
+``stub_body`` stubs a whole function without markers (the fast path's twins
+of the taught functions): everything after the docstring goes.
+``set_argument_default`` and ``set_field_default`` change one default of a
+copy's signature or option declaration, located with ``ast`` and checked.
 """
 from __future__ import annotations
 
@@ -65,13 +70,138 @@ def stub_function(source: str, qualname: str, message: str, where: str = "the mo
     start, end = solution_region(source, qualname, where)
     lines = source.splitlines(keepends=True)
     indent = lines[start][:len(lines[start]) - len(lines[start].lstrip())]
-    quoted = '"' + message.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    stub = f"{indent}raise NotImplementedError({quoted})\n"
+    stub = f"{indent}raise NotImplementedError({_quote(message)})\n"
     out = "".join(lines[:start]) + stub + "".join(lines[end + 1:])
     try:
         compile(out, where, "exec")
     except SyntaxError as err:
         raise ValueError(f"stubbing {qualname} in {where} leaves invalid Python: {err}") from None
+    return out
+
+
+def _quote(message: str) -> str:
+    return '"' + message.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _end_with_comments(lines, node) -> int:
+    """The 0-based index after the last line of ``node``'s body, comment lines
+    indented deeper than its ``def`` included (the AST ends at the last statement)."""
+    last = node.end_lineno
+    while last < len(lines) and (not lines[last].strip() or (lines[last].lstrip().startswith("#") and
+                                 len(lines[last]) - len(lines[last].lstrip()) > node.col_offset)):
+        last += 1
+    while last > node.end_lineno and not lines[last - 1].strip():      # blank lines stay after the function
+        last -= 1
+    return last
+
+
+def docstring_node(node):
+    """The docstring statement of function ``node``, else None."""
+    first = node.body[0]
+    is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and \
+        isinstance(first.value.value, str)
+    return first if is_doc else None
+
+
+def body_span(source: str, qualname: str, where: str = "the module"):
+    """(first, end) 0-based line indices, end excluded, of ``qualname``'s body
+    after its docstring (comments inside it included), or a ValueError."""
+    node = find_function(ast.parse(source), qualname)
+    if node is None:
+        raise ValueError(f"no function {qualname!r} in {where}")
+    if node.body[0].lineno == node.lineno:
+        raise ValueError(f"{qualname} in {where} has its body on the def line; put it on lines of its own")
+    doc = docstring_node(node)
+    first = doc.end_lineno if doc is not None else node.body[0].lineno - 1
+    return first, _end_with_comments(source.splitlines(), node)
+
+
+def stub_body(source: str, qualname: str, message: str, where: str = "the module", docstring: str = None) -> str:
+    """``source`` with ``qualname``'s body after its docstring replaced by
+    ``raise NotImplementedError(message)`` (no markers needed); with
+    ``docstring``, the docstring too is replaced (by that text).  The result
+    must compile."""
+    first, end = body_span(source, qualname, where)
+    node = find_function(ast.parse(source), qualname)
+    indent = " " * node.body[0].col_offset
+    lines = source.splitlines(keepends=True)
+    start, head = first, ""
+    if docstring is not None:
+        if '"""' in docstring or docstring.endswith("\\"):
+            raise ValueError(f"the docstring given for {qualname} cannot be written between triple quotes")
+        doc = docstring_node(node)
+        start = doc.lineno - 1 if doc is not None else first
+        head = f'{indent}"""{docstring}"""\n'
+    out = "".join(lines[:start]) + head + f"{indent}raise NotImplementedError({_quote(message)})\n" + \
+        "".join(lines[end:])
+    try:
+        compile(out, where, "exec")
+    except SyntaxError as err:
+        raise ValueError(f"stubbing {qualname} in {where} leaves invalid Python: {err}") from None
+    return out
+
+
+def _replace_constant(source: str, node: ast.Constant, value) -> str:
+    """``source`` with the one-line constant ``node`` written as ``repr(value)``."""
+    lines = source.splitlines(keepends=True)
+    line = lines[node.lineno - 1].encode("utf-8")          # ast columns count UTF-8 bytes
+    lines[node.lineno - 1] = (line[:node.col_offset] + repr(value).encode("utf-8") +
+                              line[node.end_col_offset:]).decode("utf-8")
+    return "".join(lines)
+
+
+def _is(node, value) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is type(value) and node.value == value
+
+
+def argument_default(source: str, qualname: str, arg: str):
+    """The default node of argument ``arg`` of ``qualname``, or None."""
+    node = find_function(ast.parse(source), qualname)
+    if node is None:
+        return None
+    a = node.args
+    positional = a.posonlyargs + a.args
+    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults)) + \
+        [(k, d) for k, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+    return next((d for k, d in pairs if k.arg == arg), None)
+
+
+def set_argument_default(source: str, qualname: str, arg: str, old, new, where: str = "the module") -> str:
+    """``source`` with the default of ``qualname``'s argument ``arg`` changed
+    from the constant ``old`` to ``new``, or a ValueError if it is not ``old``."""
+    default = argument_default(source, qualname, arg)
+    if not _is(default, old):
+        found = ast.unparse(default) if default is not None else "no such default"
+        raise ValueError(f"{where}: {qualname}'s argument {arg!r} must default to {old!r} to be changed to {new!r}"
+                         f" in the copy; found {found}")
+    out = _replace_constant(source, default, new)
+    if not _is(argument_default(out, qualname, arg), new):
+        raise ValueError(f"{where}: changing {qualname}'s default {arg}={old!r} to {new!r} did not take")
+    return out
+
+
+def field_default(source: str, classname: str, name: str):
+    """The first argument of the call that declares field ``name`` of class
+    ``classname`` (``name: type = option(DEFAULT, ...)``), or None."""
+    cls = next((n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == classname), None)
+    decl = cls and next((n for n in cls.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+                         and n.target.id == name), None)
+    if decl is None or not isinstance(decl.value, ast.Call) or not decl.value.args:
+        return None
+    return decl.value.args[0]
+
+
+def set_field_default(source: str, classname: str, name: str, old, new, where: str = "the module") -> str:
+    """``source`` with the declared default of field ``name`` of ``classname``
+    (``name: type = option(old, ...)``) changed to ``new``, or a ValueError."""
+    default = field_default(source, classname, name)
+    if not _is(default, old):
+        found = ast.unparse(default) if default is not None else "no such declaration"
+        raise ValueError(f"{where}: {classname}.{name} must be declared as option({old!r}, ...) to default to"
+                         f" {new!r} in the copy; found {found}")
+    out = _replace_constant(source, default, new)
+    if not _is(field_default(out, classname, name), new):
+        raise ValueError(f"{where}: changing {classname}.{name}'s default to {new!r} did not take")
     return out
 
 
