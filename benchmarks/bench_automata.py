@@ -4,7 +4,8 @@
 
 Prints, as medians over the repeats: the extraction time (record, behaviour
 tags, clustering and minimisation) and lane-steps per second of
-MachineAgent.act alone (observations replayed from a real run, many lanes),
+MachineAgent.act alone (observations replayed from 200 steps of a real run at
+complexity 100, many lanes),
 of a whole evaluation with the machine, and of the same evaluation with the
 network (tinyalgo.evaluation.GreedyAgent).
 """
@@ -24,7 +25,7 @@ from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 
 def replay_rate(machine, controller, task, lanes, complexity, steps):
     """Lane-steps per second of ``act`` over observations recorded from a run of the machine itself."""
-    env = Environment(task, batch_size=lanes, complexity=complexity, seed=3, extra_curriculum=False)
+    env = Environment(task, batch_size=lanes, complexity=complexity, seed=3, extra_curriculum=False)   # a pool of 64 x lanes instances
     agent = MachineAgent(machine, controller)
     agent.start(lanes)
     obs, reset, tape = env.observe(), np.ones(lanes, dtype=bool), []
@@ -47,7 +48,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("checkpoint")
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--lanes", type=int, default=10000, help="lanes of the replay (default 10000)")
+    p.add_argument("--lanes", type=int, default=4096, help="lanes of the replay (default 4096)")
     p.add_argument("--complexity", type=int, default=1000, help="complexity of the evaluations (default 1000)")
     args = p.parse_args()
     controller, extra = load_checkpoint(args.checkpoint)
@@ -58,7 +59,7 @@ def main():
         r = extract(controller, task)
         seconds.append(time.perf_counter() - t)
         machine = r["reduced"]
-        replay.append(replay_rate(machine, controller, task, args.lanes, args.complexity, 200))
+        replay.append(replay_rate(machine, controller, task, args.lanes, 100, 200))
         for agent, out in ((MachineAgent(machine, controller), whole), (GreedyAgent(controller), network)):
             t = time.perf_counter()
             row = evaluate_complexity(agent, task, args.complexity, 100, seed=7 + i)
