@@ -49,7 +49,8 @@ def main():
     p.add_argument("checkpoint")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--lanes", type=int, default=4096, help="lanes of the replay (default 4096)")
-    p.add_argument("--complexity", type=int, default=1000, help="complexity of the evaluations (default 1000)")
+    p.add_argument("--complexity", type=int, default=2002,
+                   help="complexity of the evaluations (default 2002: above 1000 the environment draws instances per lane, not a pool of 64 per lane)")
     args = p.parse_args()
     controller, extra = load_checkpoint(args.checkpoint)
     task = extra["config"]["task"]
