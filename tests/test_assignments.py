@@ -1,19 +1,25 @@
 """tinyalgo assignment: the solution regions, the student copies, their grading
 tests (fail on the stubs, pass on the solution, name what a wrong solution
-gets wrong), the grader (the copy's package is the one tested) and make's
-refusals."""
+gets wrong), the grader (the copy's package is the one tested), make's
+refusals, the fast twins stubbed in every copy and training on the reference
+path in a copy."""
 import ast
+import inspect
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
 import pytest
 
+import tinyalgo.controller
+import tinyalgo.options
+
 from tinyalgo.assignments import stubs
 from tinyalgo.assignments.grade import grade
-from tinyalgo.assignments.make import GRADING, make
+from tinyalgo.assignments.make import FAST_MESSAGE, GRADING, make, twins_of
 from tinyalgo.assignments.registry import ASSIGNMENTS
 from tinyalgo.cli import assignment as cli
 
@@ -54,6 +60,46 @@ def outcomes(result):
     return {r["test"]: r for r in result["tests"]}
 
 
+def _code(line: str) -> str:
+    return line.split("#")[0].strip()
+
+
+def twin_lines(twin) -> list:
+    """The lines of ``twin``'s original body (and of its docstring if the copy
+    replaces it) found nowhere else in the package: what a copy must not show."""
+    source = (PACKAGE.parent / twin.path).read_text(encoding="utf-8")
+    first, end = stubs.body_span(source, twin.qualname, twin.path)
+    lines = source.splitlines()
+    if twin.docstring is not None:
+        first = stubs.docstring_node(stubs.find_function(ast.parse(source), twin.qualname)).lineno - 1
+    elsewhere = {_code(line) for path in PACKAGE.rglob("*.py") if path != PACKAGE.parent / twin.path
+                 for line in path.read_text(encoding="utf-8").splitlines()}
+    elsewhere |= {_code(line) for line in lines[:first] + lines[end:]}
+    return [_code(line) for line in lines[first:end] if _code(line) and _code(line) not in elsewhere]
+
+
+def check_twins_stubbed(out, twins):
+    """Every twin in the copy at ``out``: its signature and docstring (or the
+    registry's replacement), then only ``raise NotImplementedError(FAST_MESSAGE)``;
+    no line of its original body anywhere in the copy's package, not even in a comment."""
+    shown = set()                   # every line's code and its comment's text, so commented-out code counts
+    for path in (out / "tinyalgo").rglob("*.py"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            shown |= {_code(line), line.partition("#")[2].strip()}
+    for t in twins:
+        original = stubs.find_function(ast.parse((PACKAGE.parent / t.path).read_text(encoding="utf-8")), t.qualname)
+        node = stubs.find_function(ast.parse((out / t.path).read_text(encoding="utf-8")), t.qualname)
+        assert ast.dump(node.args) == ast.dump(original.args), f"{t.qualname}: the signature changed"
+        assert ast.get_docstring(node) == (inspect.cleandoc(t.docstring) if t.docstring else
+                                           ast.get_docstring(original)), f"{t.qualname}: the docstring"
+        assert len(node.body) == 2 and isinstance(node.body[1], ast.Raise), f"{t.qualname} in {out.name} keeps a body"
+        assert ast.unparse(node.body[1]) == f"raise NotImplementedError({FAST_MESSAGE!r})"
+        hidden = twin_lines(t)
+        assert len(hidden) >= 4, f"{t.qualname}: too few lines of its own to check ({hidden})"
+        leaked = [line for line in hidden if line in shown]
+        assert not leaked, f"{t.module}.{t.qualname} in the {out.name} copy: its original lines {leaked[:5]}"
+
+
 @pytest.fixture(scope="module")
 def stub_copy(tmp_path_factory):
     out = tmp_path_factory.mktemp("student") / "all"
@@ -67,6 +113,12 @@ def solution_copy(tmp_path_factory):
 
 
 def test_registry_matches_the_grading_tests_and_the_regions():
+    twinned = {a.name for a in ASSIGNMENTS.values() if a.twins}
+    assert twinned == {"layers", "gru_backward", "lstm_backward", "controller_backward", "bptt"}, twinned
+    for t in twins_of(ASSIGNMENTS.values()):
+        source = (PACKAGE.parent / t.path).read_text(encoding="utf-8")
+        assert t.module.startswith("tinyalgo.fast.") and stubs.find_function(ast.parse(source), t.qualname), t
+        assert stubs.BEGIN not in source, f"{t.path}: the fast path carries no solution markers"
     assert len(ASSIGNMENTS) >= 8
     for a in ASSIGNMENTS.values():
         tree = ast.parse((GRADING / a.test_file).read_text(encoding="utf-8"))
@@ -94,6 +146,19 @@ def test_stub_keeps_signature_and_docstring():
         stubs.stub_function(src, "nope", "x")
     with pytest.raises(ValueError, match="exactly one solution region"):
         stubs.stub_function(src, "gru_step_forward", "x")
+    fast = (PACKAGE / "fast" / "cores.py").read_text(encoding="utf-8")        # a whole body, no markers
+    out = stubs.stub_body(fast, "gru_step_backward_factored", "not here")
+    node = stubs.find_function(ast.parse(out), "gru_step_backward_factored")
+    assert [a.arg for a in node.args.args] == ["dh_new", "factors", "dax", "wt", "need_dx"]
+    assert ast.get_docstring(node).startswith("``cores.gru_step_backward`` to the inputs")
+    assert isinstance(node.body[1], ast.Raise) and len(node.body) == 2
+    assert out.count("raise NotImplementedError") == 1 and "def lstm_step_backward_pre" in out
+    assert "dcand = np.multiply(dh_new, za" not in out and "np.multiply(dh_new, za" in fast
+    out = stubs.stub_body(fast, "gru_backward_factors", "not here", docstring="Factors.")
+    assert ast.get_docstring(stubs.find_function(ast.parse(out), "gru_backward_factors")) == "Factors."
+    assert "zp = (c - h) z (1 - z)" in fast and "zp = (c - h) z (1 - z)" not in out
+    with pytest.raises(ValueError, match="no function 'nope'"):
+        stubs.stub_body(fast, "nope", "x")
 
 
 def test_every_test_fails_on_the_stubs(stub_copy):
@@ -144,15 +209,70 @@ def test_the_student_copy_runs_everything_not_stubbed(stub_copy):
             "from tinyalgo.layers import affine_backward\n"
             "p = {k: np.ones(s) for k, s in core_param_shapes('gru', 2, 3).items()}\n"
             "print(gru_step_forward(np.ones((2, 2)), np.zeros((2, 3)), p)[0].shape)\n"
-            "try:\n    affine_backward(None, None)\nexcept NotImplementedError as e:\n    print(tinyalgo.__file__, e)\n")
+            "try:\n    affine_backward(None, None)\nexcept NotImplementedError as e:\n    print(tinyalgo.__file__, e)\n"
+            "import inspect\nfrom tinyalgo.controller import Controller, make_controller\n"
+            "from tinyalgo.options import TrainingOptions\n"
+            "print(inspect.signature(Controller).parameters['fast'].default,"
+            " inspect.signature(make_controller).parameters['fast'].default, TrainingOptions().reference)\n")
     run = subprocess.run([sys.executable, "-c", code], cwd=out, env=env, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0] == "(2, 3)"
     assert lines[1].startswith(str(out)) and lines[1].endswith("see tutorial 02")
+    assert lines[2] == "False False True", "the copy defaults to the reference path"
+    assert inspect.signature(tinyalgo.controller.Controller).parameters["fast"].default is True   # not the package
+    assert tinyalgo.options.TrainingOptions().reference is False
     for name in ("README.md", "INSTRUCTOR.md", "setup.cfg", "pyproject.toml", pathlib.Path("tests", "points.json")):
         assert (out / name).is_file(), name
-    assert "pip install -e ." in (out / "README.md").read_text(encoding="utf-8")
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    assert "pip install -e ." in readme
+    assert "runs the reference path" in readme and "tinyalgo.fast.bptt.backward" in readme
+
+
+def test_make_refuses_a_package_whose_defaults_it_cannot_set(tmp_path):
+    for path, right, changed in (("options.py", "reference: bool = option(False,", "reference: bool = option(True,"),
+                                 ("controller.py", "fast: bool = True):", "fast=None):")):
+        package = tmp_path / f"pkg-{path}" / "tinyalgo"
+        shutil.copytree(PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+        text = (package / path).read_text(encoding="utf-8")
+        assert text.count(right) == 1, f"{path}: {right!r}"
+        (package / path).write_text(text.replace(right, changed), encoding="utf-8")
+        with pytest.raises(ValueError, match=f"tinyalgo/{path}: .* in the copy; found"):
+            make(["layers"], tmp_path / f"out-{path}", solution=True, package=package)
+        assert not (tmp_path / f"out-{path}").exists(), "a refused make writes nothing"
+
+
+def test_no_fast_twin_keeps_its_body_in_any_copy(stub_copy, solution_copy, tmp_path):
+    for a in ASSIGNMENTS.values():
+        summary = make([a.name], tmp_path / a.name)
+        assert summary["fast_stubbed"] == [f"{t.module}:{t.qualname}" for t in a.twins]
+        check_twins_stubbed(tmp_path / a.name, a.twins)
+    everything = twins_of(ASSIGNMENTS.values())
+    assert len(everything) == 4
+    for out, summary, _ in (stub_copy, solution_copy):          # solution copies too
+        assert summary["fast_stubbed"] == [f"{t.module}:{t.qualname}" for t in everything]
+        check_twins_stubbed(out, everything)
+    untouched = make(["curriculum"], tmp_path / "none")         # no twin: fast/ as in the package
+    assert untouched["fast_stubbed"] == []
+    for path in (PACKAGE / "fast").glob("*.py"):
+        assert (tmp_path / "none" / "tinyalgo" / "fast" / path.name).read_text(encoding="utf-8") == \
+            path.read_text(encoding="utf-8"), path.name
+
+
+def test_train_in_a_solution_copy_takes_the_reference_path(solution_copy, tmp_path):
+    out = solution_copy[0]
+    env = dict(os.environ, PYTHONPATH=str(out))
+    argv = [sys.executable, "-m", "tinyalgo", "train", "--task", "copy", "--budget", "2000", "--units", "16",
+            "--threads", "1", "--confirm-length", "0"]
+    run = subprocess.run(argv + ["--out", str(tmp_path / "ref")], cwd=out, env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    log = json.loads((tmp_path / "ref" / "log.json").read_text(encoding="utf-8"))
+    assert log["config"]["reference"] is True
+    assert (tmp_path / "ref" / "checkpoint.npz").is_file()
+    run = subprocess.run(argv + ["--no-reference", "--out", str(tmp_path / "fast")], cwd=out, env=env,
+                         capture_output=True, text=True, timeout=120)      # the fast path: stubbed in the copy
+    assert run.returncode != 0 and FAST_MESSAGE in run.stderr, run.stderr[-2000:]
 
 
 def test_two_assignments_make_one_copy_with_both_stubbed(tmp_path):
