@@ -86,3 +86,18 @@ def ground_truth_frames(env: Environment, lane: int = 0, **kwargs) -> list:
             frames.append(f"episode ended: {END_REASONS[result.reason[lane]]},"
                           f" {result.n_correct[lane]} of {n_outputs} outputs right")
             return frames
+
+
+def print_frames(frames, step: bool = False, read=input) -> None:
+    """Print ``frames`` (texts) with a numbered header each; with ``step``,
+    wait for Enter after each one (q, or the end of input, stops)."""
+    for i, frame in enumerate(frames):
+        print(f"--- frame {i + 1}/{len(frames)} ---")
+        print(frame)
+        if step and i + 1 < len(frames):
+            try:
+                key = read("[Enter] next, q quit > ")
+            except EOFError:
+                key = "q"
+            if key.strip().lower() == "q":
+                break

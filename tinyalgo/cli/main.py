@@ -21,7 +21,7 @@ from tinyalgo.cli import assignment, automaton, evaluate, experiment, trace, tra
 from tinyalgo.cli.args import Parser, UsageError, add_task_arguments, aliases_text, int_at_least
 from tinyalgo.cli.sizes import check_memory, environment_bytes
 from tinyalgo.environment import Environment
-from tinyalgo.render import LEGEND, complexity_note, ground_truth_frames
+from tinyalgo.render import LEGEND, complexity_note, ground_truth_frames, print_frames
 from tinyalgo.tasks import TASKS
 
 BROKEN_PIPE_STATUS = 141           # 128 + SIGPIPE, what a shell reports for a command whose reader went away
@@ -43,17 +43,7 @@ def cmd_show(args) -> int:
     note = complexity_note(env, complexity)
     if note:
         print(note)
-    frames = ground_truth_frames(env, 0, half_width=args.width)
-    for i, frame in enumerate(frames):
-        print(f"--- frame {i + 1}/{len(frames)} ---")
-        print(frame)
-        if args.step and i + 1 < len(frames):
-            try:
-                key = input("[Enter] next, q quit > ")
-            except EOFError:
-                key = "q"
-            if key.strip().lower() == "q":
-                break
+    print_frames(ground_truth_frames(env, 0, half_width=args.width), args.step)
     return 0
 
 

@@ -18,6 +18,7 @@ from tinyalgo.checkpoint import load_checkpoint
 from tinyalgo.cli.args import int_at_least
 from tinyalgo.experiments.table2 import run_table2
 from tinyalgo.fileio import atomic_write_json
+from tinyalgo.render import print_frames
 from tinyalgo.tasks import ALIASES, make_task
 from tinyalgo.trace import trace_instance, trace_to_dict
 
@@ -49,16 +50,7 @@ def cmd_trace(args) -> int:
     how = "greedily" if args.epsilon == 0 else f"epsilon-greedily (epsilon {args.epsilon})"
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units},"
           f" acting {how} on one instance of complexity {complexity} (seed {args.seed})")
-    for i, step in enumerate(trace.steps):
-        print(f"--- frame {i + 1}/{len(trace.steps)} ---")
-        print(step.text)
-        if args.step and i + 1 < len(trace.steps):
-            try:
-                key = input("[Enter] next, q quit > ")
-            except EOFError:
-                key = "q"
-            if key.strip().lower() == "q":
-                break
+    print_frames([step.text for step in trace.steps], args.step)
     print(trace.summary())
     if args.png:
         from tinyalgo import trace_plots      # matplotlib loads only when a picture is asked for
