@@ -88,7 +88,7 @@ def ground_truth_frames(env: Environment, lane: int = 0, **kwargs) -> list:
             return frames
 
 
-def print_frames(frames, step: bool = False, read=input) -> None:
+def print_frames(frames, step: bool = False) -> None:
     """Print ``frames`` (texts) with a numbered header each; with ``step``,
     wait for Enter after each one (q, or the end of input, stops)."""
     for i, frame in enumerate(frames):
@@ -96,7 +96,7 @@ def print_frames(frames, step: bool = False, read=input) -> None:
         print(frame)
         if step and i + 1 < len(frames):
             try:
-                key = read("[Enter] next, q quit > ")
+                key = input("[Enter] next, q quit > ")
             except EOFError:
                 key = "q"
             if key.strip().lower() == "q":
