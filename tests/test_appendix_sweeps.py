@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tinyalgo import rundir
+from sweep_helpers import stopped_after_the_first_save, without_clock
 from tinyalgo.cli import main
 from tinyalgo.experiments import appendix, figure5
 from tinyalgo.experiments.table1 import Job, table1_jobs
@@ -16,9 +16,6 @@ from tinyalgo.qtraining import QTrainer
 # tiny runs: copy solves the test at length 10 in about 11,000 characters (a second)
 SMALL = dict(validate_every=3, val_instances=10, test_length=10, report_lengths=(10,))
 
-
-class Stop(Exception):
-    """A sweep stopped from outside (a killed worker)."""
 
 
 def run(name, out, columns, seeds=(0,), budget=15_000, tasks=("copy",), summarize=False):
@@ -32,9 +29,6 @@ def cells(text):
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in text.splitlines() if line.startswith("|")]
     return {r[0].split()[0]: dict(zip(rows[0], r)) for r in rows[2:]}
 
-
-def without_clock(rows):
-    return [{k: v for k, v in r.items() if not k.startswith("minutes")} for r in rows]
 
 
 def test_run_names_carry_base_and_reward_and_old_names_stay():
@@ -96,18 +90,8 @@ def test_the_median_counts_a_failed_run_as_slower_than_any_solved():
 
 def test_a_stopped_appendix_sweep_resumes_to_the_same_rows(tmp_path, monkeypatch):
     straight = run("appendix-c", tmp_path / "straight", ["binary", "continuous"], budget=6_000)
-    real_save, saves = rundir.save_run, []
-
-    def save_then_stop(out, trainer, best_saved=None):
-        real_save(out, trainer, best_saved)
-        saves.append(trainer.state.chars)
-        raise Stop
-
-    with monkeypatch.context() as m:
-        m.setattr(rundir, "SAVE_EVERY_SECONDS", 0.0)
-        m.setattr(rundir, "save_run", save_then_stop)
-        with pytest.raises(Stop):
-            run("appendix-c", tmp_path / "stopped", ["binary", "continuous"], budget=6_000)
+    with stopped_after_the_first_save(monkeypatch) as saves:
+        run("appendix-c", tmp_path / "stopped", ["binary", "continuous"], budget=6_000)
     assert saves and all(chars < 6_000 for chars in saves)
     resumed = run("appendix-c", tmp_path / "stopped", ["binary", "continuous"], budget=6_000)
     logs = sorted(p.name for p in (tmp_path / "stopped" / "runs").glob("*.log"))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tinyalgo import rundir
+from sweep_helpers import stopped_after_the_first_save, without_clock
 from tinyalgo.cli import main
 from tinyalgo.experiments.table1 import Job, run_sweep, table1_jobs
 from tinyalgo.experiments.table1_report import option_notes, summarize_directory, table1_markdown
@@ -18,18 +18,12 @@ FIXTURES = Path(__file__).parent / "fixtures"
 SMALL = dict(confirm_length=0, validate_every=3, val_instances=10, test_length=20, report_lengths=(20,))
 
 
-class Stop(Exception):
-    """A sweep stopped from outside (a killed worker)."""
-
 
 def sweep(out, seeds=(0, 1), budget=6_000):
     jobs = table1_jobs(["copy"], ["full"], seeds, budget, str(out), **SMALL)
     with ThreadPoolExecutor(max_workers=1) as pool:          # any Executor will do
         return run_sweep(jobs, executor=pool, log=lambda s: None)
 
-
-def without_clock(rows):
-    return [{k: v for k, v in r.items() if not k.startswith("minutes")} for r in rows]
 
 
 def test_table1_sweep_through_an_executor(tmp_path):
@@ -43,18 +37,8 @@ def test_table1_sweep_through_an_executor(tmp_path):
 
 def test_a_stopped_sweep_resumes_to_the_same_rows(tmp_path, monkeypatch):
     straight = sweep(tmp_path / "straight")
-    real_save, saves = rundir.save_run, []
-
-    def save_then_stop(out, trainer, best_saved=None):
-        real_save(out, trainer, best_saved)
-        saves.append(trainer.state.chars)
-        raise Stop
-
-    with monkeypatch.context() as m:
-        m.setattr(rundir, "SAVE_EVERY_SECONDS", 0.0)        # a save at the first segment boundary
-        m.setattr(rundir, "save_run", save_then_stop)
-        with pytest.raises(Stop):
-            sweep(tmp_path / "stopped")
+    with stopped_after_the_first_save(monkeypatch) as saves:
+        sweep(tmp_path / "stopped")
     assert saves and all(chars < 6_000 for chars in saves)
     assert not list((tmp_path / "stopped" / "runs").glob("*.json"))            # no run finished
     resumed = sweep(tmp_path / "stopped")
