@@ -297,3 +297,15 @@ def test_ground_truth_ends_where_the_reference_actions_end():
         assert env.ground_truth()[0] >= 0
         env.step(np.array([1]))                    # right, without writing: the episode goes on
     assert env.time[0] == n and env.ground_truth()[0] == -1
+
+
+def test_the_pool_of_drawn_instances_stays_small_for_many_lanes():
+    """Many lanes at complexity 1000 draw at most ~32 MiB of instances at once
+    (64 batches of 10,000 lanes would be gigabytes); small batches draw as before."""
+    from tinyalgo.environment import POOL_BYTES, pool_size
+    assert pool_size(20, 20, 1000, 3) == 1280 and pool_size(3, 1, 100, 3) == 1024    # unchanged
+    assert pool_size(20, 20, 5000, 3) == 20
+    assert pool_size(10, 10_000, 1000, 3) == 10_000              # one batch: 64 would be 5 GB
+    assert pool_size(10, 2_000, 1000, 3) == POOL_BYTES // (8 * 1008)
+    env = Environment("addition", batch_size=4096, complexity=1000, seed=0)
+    assert len(env._pool) == POOL_BYTES // ((env.task.rows + 5) * 1008) < 64 * 4096

@@ -46,6 +46,21 @@ _INT64 = np.dtype(np.int64)
 END_REASONS = ("running", "all written", "wrong write", "timeout")
 
 
+POOL_BYTES = 2 ** 25        # a pool of drawn instances stays below about 32 MiB
+
+
+def pool_size(k: int, batch: int, longest: int, rows: int) -> int:
+    """How many instances to draw at once when ``k`` are needed (drawing many
+    at once is vectorised, ~0.3 us an instance): 64 batches' worth, at least
+    1024, of instances up to complexity 1000; one batch's worth of longer ones;
+    never more than ``POOL_BYTES`` of board, targets and actions (about
+    (rows + 5) x (longest + 8) bytes an instance), and never fewer than ``k``."""
+    if longest > 1000:
+        return max(k, batch)
+    fits = POOL_BYTES // ((rows + 5) * (longest + 8))
+    return max(k, min(max(64 * batch, 1024), max(fits, batch)))
+
+
 class StepResult(NamedTuple):
     """What ``Environment.step`` returns; every array has shape (B,).
 
@@ -137,8 +152,9 @@ class Environment:
     def _draw(self, k: int):
         """k fresh instances as (pool, slice): drawn a chunk at a time (vectorised)."""
         if self._pool_pos + k > self._pool_size:
-            big = getattr(self.sampler, "c", getattr(self.sampler, "hi", 0)) > 1000
-            chunk = max(k, self.batch if big else 64 * self.batch, 1 if big else 1024)   # ~0.3 us an instance
+            longest = getattr(self.sampler, "c", getattr(self.sampler, "hi", 0))
+            big = longest > 1000
+            chunk = pool_size(k, self.batch, longest, self.task.rows)
             c = self.sampler.draw(self.rng, chunk)
             kw = dict(level=getattr(self.sampler, "level", None), low_accuracy=getattr(self.sampler, "low_accuracy", False))
             step = 4 if big else chunk            # long instances a few at a time: small temporaries
