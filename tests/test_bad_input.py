@@ -124,6 +124,13 @@ CASES = [
     (["show", "--task", "copy", "--complexity", "0"], "complexity must be an integer of at least 1 for copy"),
     (["show", "--task", "divide"], "unknown task 'divide'; allowed: copy, reverse"),
     (["show", "--tsak", "copy"], "unrecognized arguments: --tsak copy"),
+    # inside a trained controller: outputs before the work, the checkpoint's task
+    (["automaton", "run/checkpoint.npz", "--out", "afile"], "--out afile is a file"),
+    (["automaton", "run/checkpoint.npz", "--task", "reverse", "--out", "machine"], "trained on task 'copy', not"),
+    (["trace", "run/checkpoint.npz", "--png", "run"], "--png run is a folder"),
+    (["trace", "run/checkpoint.npz", "--complexity", "0"], "--complexity must be at least 1"),
+    (["trace", "missing.npz"], "no such file"),
+    (["table2", "--out", "afile"], "--out afile is a file"),
 ]
 
 

@@ -125,7 +125,8 @@ def test_version_comes_from_the_package(capsys):
     assert capsys.readouterr().out.strip() == f"tinyalgo {tinyalgo.__version__}"
 
 
-@pytest.mark.parametrize("command", [[], ["show"], ["train"], ["evaluate"], ["experiment"]])
+@pytest.mark.parametrize("command", [[], ["show"], ["train"], ["evaluate"], ["experiment"], ["trace"], ["table2"],
+                                     ["automaton"]])
 def test_every_option_has_help_with_its_default(command, capsys):
     from tinyalgo.cli.main import build_parser
     parser = build_parser()
@@ -133,7 +134,8 @@ def test_every_option_has_help_with_its_default(command, capsys):
         parser = next(a for a in parser._subparsers._group_actions[0].choices.items() if a[0] == command[0])[1]
     for action in parser._actions:
         if action.option_strings and action.dest not in ("help", "version"):
-            assert action.help and "default" in action.help, (command, action.dest)
+            assert action.help and ("default" in action.help or action.required and "required" in action.help), \
+                (command, action.dest)
     assert main(command + ["--help"]) == 0
     text = capsys.readouterr().out
     if command in ([], ["show"], ["train"]):

@@ -10,6 +10,7 @@ import os
 import sys
 import tempfile
 
+from tinyalgo.checkpoint import load_checkpoint
 from tinyalgo.fileio import temporary_prefix
 from tinyalgo.tasks import ALIASES, TASKS
 
@@ -146,3 +147,17 @@ def stdout_is_terminal() -> bool:
         return sys.stdout.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def checkpoint_task(path: str, task) -> tuple:
+    """(controller, task name, base) of a checkpoint; ``task`` (or None)
+    must be the task it was trained on."""
+    controller, extra = load_checkpoint(path)
+    config = extra.get("config", {})
+    trained, base = config.get("task"), config.get("base", 10)
+    task = ALIASES.get(task, task)
+    if trained is None and task is None:
+        raise ValueError(f"{path} does not say which task it was trained on; give it with --task")
+    if trained is not None and task is not None and task != trained:
+        raise ValueError(f"{path} was trained on task {trained!r}, not {task!r}: leave out --task or give --task {trained}")
+    return controller, task or trained, base

@@ -13,20 +13,13 @@ import os
 
 from tinyalgo.automata.draw import draw_machine
 from tinyalgo.automata.extract import default_complexities, extract, fidelity
-from tinyalgo.checkpoint import load_checkpoint
-from tinyalgo.cli.args import int_at_least
+from tinyalgo.cli.args import check_writable_folder, checkpoint_task, int_at_least
 from tinyalgo.fileio import atomic_write_json
-from tinyalgo.tasks import ALIASES
 
 
 def cmd_automaton(args) -> int:
-    controller, extra = load_checkpoint(args.checkpoint)
-    config = extra.get("config", {})
-    task, base = config.get("task"), config.get("base", 10)
-    if task is None:
-        raise ValueError(f"{args.checkpoint} does not say which task it was trained on")
-    if args.task is not None and ALIASES.get(args.task, args.task) != task:
-        raise ValueError(f"{args.checkpoint} is a controller of task {task!r}, not of task {args.task!r}")
+    check_writable_folder(args.out, "--out")
+    controller, task, base = checkpoint_task(args.checkpoint, args.task)
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     complexities = args.complexities or default_complexities(task, args.top)
     r = extract(controller, task, base, complexities, args.instances, args.seed, args.max_clusters, log=print)
@@ -57,16 +50,18 @@ def cmd_automaton(args) -> int:
 def register(sub) -> None:
     a = sub.add_parser("automaton", help="extract the Mealy machine of a trained controller (paper Figure 4)")
     a.add_argument("checkpoint")
-    a.add_argument("--out", required=True, metavar="DIR", help="directory for the machine, its drawing and report")
-    a.add_argument("--task", default=None, help="check that the checkpoint is of this task")
+    a.add_argument("--out", required=True, metavar="DIR", help="directory for the machine, its drawing and report (required)")
+    a.add_argument("--task", default=None, help="check that the checkpoint is of this task (default: the one it names)")
     a.add_argument("--complexities", type=int_at_least(1), nargs="+", default=None,
                    help="recording complexities (default: 12 from the task's minimum to --top)")
-    a.add_argument("--top", type=int_at_least(2), default=100, help="largest default recording complexity (100)")
-    a.add_argument("--instances", type=int_at_least(1), default=50, help="recorded instances per complexity (50)")
+    a.add_argument("--top", type=int_at_least(2), default=100, help="largest default recording complexity (default 100)")
+    a.add_argument("--instances", type=int_at_least(1), default=50, help="recorded instances per complexity (default 50)")
     a.add_argument("--max-clusters", type=int_at_least(1), default=256,
-                   help="largest number of k-means clusters tried (256)")
+                   help="largest number of k-means clusters tried (default 256)")
     a.add_argument("--fidelity", type=int_at_least(1), nargs="+", default=[100, 1000],
-                   help="held-out complexities of the fidelity report (100 1000)")
-    a.add_argument("--fidelity-instances", type=int_at_least(1), default=100)
-    a.add_argument("--seed", type=int, default=0)
+                   help="held-out complexities of the fidelity report (default 100 1000)")
+    a.add_argument("--fidelity-instances", type=int_at_least(1), default=100,
+                   help="held-out instances at each of those complexities (default 100)")
+    a.add_argument("--seed", type=int_at_least(0), default=0,
+                   help="seed of the recorded and held-out instances and of k-means (default 0)")
     a.set_defaults(func=cmd_automaton)

@@ -14,31 +14,18 @@ from __future__ import annotations
 
 import sys
 
-from tinyalgo.checkpoint import load_checkpoint
-from tinyalgo.cli.args import int_at_least
+from tinyalgo.cli.args import check_writable_file, check_writable_folder, checkpoint_task, int_at_least
 from tinyalgo.experiments.table2 import run_table2
 from tinyalgo.fileio import atomic_write_json
 from tinyalgo.render import print_frames
-from tinyalgo.tasks import ALIASES, make_task
+from tinyalgo.tasks import make_task
 from tinyalgo.trace import trace_instance, trace_to_dict
 
 
-def checkpoint_task(path: str, task) -> tuple:
-    """(controller, task name, base) of a checkpoint; ``task`` (or None)
-    must be the task it was trained on."""
-    controller, extra = load_checkpoint(path)
-    config = extra.get("config", {})
-    trained, base = config.get("task"), config.get("base", 10)
-    task = ALIASES.get(task, task)
-    if trained is None and task is None:
-        raise ValueError(f"{path} does not say which task it was trained on; give it with --task")
-    if trained is not None and task is not None and task != trained:
-        raise ValueError(f"{path} was trained on task {trained!r}, not {task!r}: leave out --task or give --task {trained}")
-    return controller, task or trained, base
-
-
 def cmd_trace(args) -> int:
-
+    for option in ("png", "json"):
+        if getattr(args, option):
+            check_writable_file(getattr(args, option), "--" + option)
     controller, task, base = checkpoint_task(args.checkpoint, args.task)
     minimum = make_task(task, base).min_complexity
     complexity = max(12, minimum) if args.complexity is None else args.complexity
@@ -63,7 +50,9 @@ def cmd_trace(args) -> int:
 
 
 def cmd_table2(args) -> int:
-
+    check_writable_folder(args.out, "--out")
+    if args.models:
+        check_writable_folder(args.models, "--models")
     command = "tinyalgo " + " ".join(sys.argv[1:])
     print(f"Table 2: FF-200, LSTM-200 and LSTM-400 trained supervised on reverse (at most {args.max_digits} digits),"
           f" probed on a {args.digits}-digit instance -> {args.out}")
@@ -78,27 +67,28 @@ def register(sub) -> None:
     tr = sub.add_parser("trace", help="step through a trained controller's run on one instance")
     tr.add_argument("checkpoint")
     tr.add_argument("--task", default=None, help="the checkpoint's task (default: the one it was trained on)")
-    tr.add_argument("--complexity", type=int, default=None, help="complexity of the instance (default 12)")
-    tr.add_argument("--seed", type=int, default=0, help="seed of the instance (and of the exploration)")
+    tr.add_argument("--complexity", type=int, default=None,
+                    help="complexity of the instance (default 12, or the task's minimum if larger)")
+    tr.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the instance (and of the exploration; default 0)")
     tr.add_argument("--epsilon", type=float, default=0.0,
-                    help="probability of a random joint action (default 0: greedy; Q-learning's lanes: 0.05)")
-    tr.add_argument("--explore-seed", type=int, default=None, help="seed of the exploration (default --seed)")
-    tr.add_argument("--width", type=int_at_least(1), default=8, help="board columns each side of the head")
-    tr.add_argument("--step", action="store_true", help="one frame per key press")
-    tr.add_argument("--png", default=None, metavar="FILE", help="draw the trajectory and the Q-value timeline")
-    tr.add_argument("--json", default=None, metavar="FILE", help="write the trace's numbers")
+                    help="probability of a random joint action, in [0, 1] (default 0: greedy; Q-learning's lanes: 0.05)")
+    tr.add_argument("--explore-seed", type=int_at_least(0), default=None, help="seed of the exploration (default --seed)")
+    tr.add_argument("--width", type=int_at_least(1), default=8, help="board columns each side of the head (default 8)")
+    tr.add_argument("--step", action="store_true", help="one frame per key press (default off)")
+    tr.add_argument("--png", default=None, metavar="FILE", help="draw the trajectory and the Q-value timeline to FILE (default: no picture)")
+    tr.add_argument("--json", default=None, metavar="FILE", help="write the trace's numbers to FILE (default: none)")
     tr.set_defaults(func=cmd_trace)
     t2 = sub.add_parser("table2", help="reproduce the paper's Table 2 (state autocorrelation on reverse)")
-    t2.add_argument("--out", default="figures/table2")
-    t2.add_argument("--seed", type=int_at_least(0), default=0)
+    t2.add_argument("--out", default="figures/table2", help="where the PNG, JSON and CSV go (default figures/table2)")
+    t2.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the three trainings (default 0)")
     t2.add_argument("--budget", type=int_at_least(1), default=2_000_000,
                     help="characters of curriculum training per model at most (default 2e6)")
     t2.add_argument("--settle", type=int_at_least(0), default=2_000_000,
                     help="characters trained on 1..max-digits digits after the curriculum (default 2e6)")
-    t2.add_argument("--digits", type=int_at_least(2), default=20, help="digits of the test instance (paper: 20)")
-    t2.add_argument("--max-digits", type=int_at_least(2), default=10, help="longest training instance (paper: 10)")
-    t2.add_argument("--test-seed", type=int, default=20, help="seed of the test instance drawn in the figure")
+    t2.add_argument("--digits", type=int_at_least(2), default=20, help="digits of the test instance (default 20, as the paper)")
+    t2.add_argument("--max-digits", type=int_at_least(2), default=10, help="longest training instance, digits (default 10, as the paper)")
+    t2.add_argument("--test-seed", type=int, default=20, help="seed of the test instance drawn in the figure (default 20)")
     t2.add_argument("--instances", type=int_at_least(1), default=50,
                     help="more test instances over which the autocorrelation's phase means are averaged (default 50)")
-    t2.add_argument("--models", default=None, metavar="DIR", help="also save the three checkpoints under DIR")
+    t2.add_argument("--models", default=None, metavar="DIR", help="also save the three checkpoints under DIR (default: not saved)")
     t2.set_defaults(func=cmd_table2)
