@@ -130,6 +130,7 @@ CASES = [
     (["trace", "run/checkpoint.npz", "--png", "run"], "--png run is a folder"),
     (["trace", "run/checkpoint.npz", "--complexity", "0"], "--complexity must be at least 1"),
     (["trace", "missing.npz"], "no such file"),
+    (["trace", "run/checkpoint.npz", "--complexity", "5000000000"], "--complexity 5000000000 needs about"),
     (["table2", "--out", "afile"], "--out afile is a file"),
 ]
 

@@ -37,28 +37,13 @@ import numpy as np
 from tinyalgo.complexity import FixedComplexity
 from tinyalgo.instances import Instances, concatenate
 from tinyalgo.interfaces import InputGrid, InputTape, OutputTape
-from tinyalgo.fast.lanes import Lanes, Packed
+from tinyalgo.fast.lanes import Lanes, Packed, pool_size
 from tinyalgo.rewards import REWARDS, write_rewards
 from tinyalgo.tasks import Task, make_task
 
 RUNNING, ALL_WRITTEN, WRONG_WRITE, TIMEOUT = 0, 1, 2, 3
 _INT64 = np.dtype(np.int64)
 END_REASONS = ("running", "all written", "wrong write", "timeout")
-
-
-POOL_BYTES = 2 ** 25        # a pool of drawn instances stays below about 32 MiB
-
-
-def pool_size(k: int, batch: int, longest: int, rows: int) -> int:
-    """How many instances to draw at once when ``k`` are needed (drawing many
-    at once is vectorised, ~0.3 us an instance): 64 batches' worth, at least
-    1024, of instances up to complexity 1000; one batch's worth of longer ones;
-    never more than ``POOL_BYTES`` of board, targets and actions (about
-    (rows + 5) x (longest + 8) bytes an instance), and never fewer than ``k``."""
-    if longest > 1000:
-        return max(k, batch)
-    fits = POOL_BYTES // ((rows + 5) * (longest + 8))
-    return max(k, min(max(64 * batch, 1024), max(fits, batch)))
 
 
 class StepResult(NamedTuple):

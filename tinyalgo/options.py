@@ -226,7 +226,7 @@ REFERENCE_HELP = ("train on the reference path: the taught layer pairs and the B
 
 
 def task_option(default: str):
-    return option(default, "the task (paper section 4)", choices=tuple(TASKS), cli=False)
+    return option(default, "the task (paper section 3)", choices=tuple(TASKS), cli=False)
 
 
 def budget_option(default: int):
@@ -240,7 +240,7 @@ class TrainingOptions(Options):
     ``budget`` are the supervised run's; ``QConfig`` declares its own."""
 
     task: str = task_option("reverse")
-    controller: str = option("gru", "the controller's core (paper section 3)", choices=CORES)
+    controller: str = option("gru", "the controller's core (paper section 2)", choices=CORES)
     units: int = option(200, "hidden units of each layer", minimum=1)
     layers: int = option(1, "recurrent layers of the controller", minimum=1)
     base: int = option(10, "the base of the digits (paper Appendix B)", minimum=2, maximum=10, cli=False, sweep=True)

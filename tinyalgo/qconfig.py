@@ -30,14 +30,14 @@ class QConfig(TrainingOptions):
     (``QConfig.from_saved``)."""
 
     task: str = task_option("addition")
-    controller: str = option("", "the controller's core (paper section 3)",
+    controller: str = option("", "the controller's core (paper section 2)",
                              choices=CORES, default_text="ff for reverse and walk, gru otherwise, as in the paper's Table 1")
     budget: int = budget_option(30_000_000)
     discount: str = option("dynamic", "the discount of the Q targets: dynamic = gamma * V-hat(next) / V-hat(now)"
-                                      " (paper section 6.2), or a constant", choices=DISCOUNTS)
+                                      " (paper section 6.1), or a constant", choices=DISCOUNTS)
     gamma: float = option(1.0, "the paper's gamma in gamma * V-hat'/V-hat of the dynamic discount",
                           minimum=0.0, maximum=1.0, open_below=True, sweep=True)
-    q: str = option("watkins", "the Q targets: Watkins Q(lambda) (paper section 6.1) or one-step", choices=Q_KINDS)
+    q: str = option("watkins", "the Q targets: Watkins Q(lambda) (paper section 6.2) or one-step", choices=Q_KINDS)
     lam: float = option(1.0, "lambda of Watkins Q(lambda)", minimum=0.0, maximum=1.0, cli=False)
     penalty: bool = option(True, "the penalty on sum_a Q(s,a) - 1 (paper section 6.3)")
     kappa: float = option(0.01, "the weight of that penalty", minimum=0.0, cli=False)

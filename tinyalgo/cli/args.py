@@ -76,7 +76,7 @@ def base_number(text: str) -> int:
     return value
 
 
-def add_task_arguments(parser, default_task="addition", fill_in=True, purpose="the task (paper section 4)",
+def add_task_arguments(parser, default_task="addition", fill_in=True, purpose="the task (paper section 3)",
                        default_text=None):
     """--task and --base.  ``fill_in``: their defaults (else None: the caller
     fills them in, e.g. from a checkpoint, and can tell whether they were given)."""

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import os
 
+from tinyalgo.fast.lanes import pool_size
+
 ENV_BYTES_PER_CELL = 100          # measured peak: 40-70 bytes per complexity unit of a drawn instance
 LANE_BYTES = 256                  # per lane: positions, clocks, targets' bookkeeping
 CACHE_ARRAYS = {"ff": 0, "gru": 12, "lstm": 16}
@@ -41,7 +43,7 @@ def human(n: float) -> str:
 
 def environment_bytes(batch: int, complexity: int) -> int:
     """An environment of ``batch`` lanes drawing instances of ``complexity``."""
-    pool = batch if complexity > 1000 else max(64 * batch, 1024)
+    pool = pool_size(batch, batch, complexity, rows=3)
     return pool * complexity * ENV_BYTES_PER_CELL + batch * LANE_BYTES
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 
 from tinyalgo.cli.args import check_writable_file, check_writable_folder, checkpoint_task, int_at_least
+from tinyalgo.cli.sizes import check_memory, environment_bytes
 from tinyalgo.experiments.table2 import run_table2
 from tinyalgo.fileio import atomic_write_json
 from tinyalgo.render import print_frames
@@ -31,6 +32,8 @@ def cmd_trace(args) -> int:
     complexity = max(12, minimum) if args.complexity is None else args.complexity
     if complexity < minimum:
         raise ValueError(f"--complexity must be at least {minimum} for task {task!r}; got {complexity}")
+    check_memory([(environment_bytes(1, complexity), f"--complexity {complexity}",
+                   f"one instance of complexity {complexity}")])
     trace = trace_instance(controller, task, complexity, seed=args.seed, base=base, epsilon=args.epsilon,
                            explore_seed=args.seed if args.explore_seed is None else args.explore_seed,
                            half_width=args.width)

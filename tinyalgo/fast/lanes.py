@@ -46,6 +46,21 @@ FIELDS = OBS_FIELDS + (
 F = {name: i for i, name in enumerate(FIELDS)}
 
 
+POOL_BYTES = 2 ** 25        # a pool of drawn instances stays below about 32 MiB
+
+
+def pool_size(k: int, batch: int, longest: int, rows: int) -> int:
+    """How many instances to draw at once when ``k`` are needed (drawing many
+    at once is vectorised): 64 batches' worth, at least 1024, of instances up
+    to complexity 1000; one batch's worth of longer ones; never more than
+    ``POOL_BYTES`` of board, targets and actions (about (rows + 5) x
+    (longest + 8) bytes an instance), and never fewer than ``k``."""
+    if longest > 1000:
+        return max(k, batch)
+    fits = POOL_BYTES // ((rows + 5) * (longest + 8))
+    return max(k, min(max(64 * batch, 1024), max(fits, batch)))
+
+
 class Lanes:
     """The state of B lanes reading through ``head`` (an InputTape or
     InputGrid) and writing to ``output``; their arrays become views of the
