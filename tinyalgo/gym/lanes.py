@@ -18,6 +18,7 @@ ENV_IDS = {"copy": "tinyalgo/Copy-v0", "reverse": "tinyalgo/Reverse-v0", "walk":
            "multiplication": "tinyalgo/Multiplication-v0"}
 DEFAULT_COMPLEXITY = 6            # the curriculum's start (paper section 5)
 DEFAULT_ADVANCE_AFTER = 100
+REASON_NAMES = np.array(END_REASONS)       # an end reason's code -> its name, for whole arrays at once
 
 
 class LaneStreams:
@@ -60,6 +61,7 @@ class LaneStreams:
         self.obs_nvec = np.array(self.env.obs_sizes, dtype=np.int64)
         self.rngs = [None] * batch
         self.curricula = [Curriculum(minimum=minimum) if curriculum else None for _ in range(batch)]
+        self.levels = np.array([self.level(b) for b in range(batch)], dtype=np.int64)   # kept in step by record
         self.solved_run = np.zeros(batch, dtype=np.int64)
         self.n_steps = np.zeros(batch, dtype=np.int64)    # length of each lane's reference solution
         self.over = np.zeros(batch, dtype=bool)         # the lane's episode has ended (single env)
@@ -113,6 +115,7 @@ class LaneStreams:
             if self.solved_run[lane] >= self.advance_after:
                 self.curricula[lane].record(1.0, episodes=self.advance_after)
                 self.solved_run[lane] = 0
+                self.levels[lane] = self.curricula[lane].level
 
     # -------------------------------------------------------------- acting
     def check_actions(self, actions) -> np.ndarray:
@@ -166,13 +169,13 @@ class LaneStreams:
     def info(self, reason, n_correct, complexity, ended) -> dict:
         """Info arrays (B,...) of the step just taken (``ended`` lanes: of their last step)."""
         env = self.env
-        levels = np.array([self.level(b) for b in range(self.batch)], dtype=np.int64)
+        levels = self.levels.copy()
         v_hat, target, gt = env.v_hat.astype(np.int64), env.next_target, self.ground_truth()
         if ended is not None and ended.any():
             v_hat, target = np.where(ended, 0, v_hat), np.where(ended, self.vocab.NONE, target)
             gt[ended] = -1
         return dict(v_hat=v_hat, next_target=target, ground_truth=gt,
-                    reason=np.array([END_REASONS[r] for r in reason]), n_correct=n_correct,
+                    reason=REASON_NAMES[reason], n_correct=n_correct,
                     complexity=complexity, level=levels)
 
     def start_info(self) -> dict:

@@ -55,7 +55,7 @@ class TinyAlgoVectorEnv(VectorEnv):
     @property
     def levels(self) -> np.ndarray:
         """Each lane's complexity level (its curriculum's, or the fixed complexity)."""
-        return np.array([self._lanes.level(b) for b in range(self.num_envs)], dtype=np.int64)
+        return self._lanes.levels.copy()
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
