@@ -10,6 +10,7 @@ process of that id runs on this host.  A temporary file of a running
 process (another worker of a sweep writing next to it) is left alone."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import socket
@@ -85,3 +86,12 @@ def atomic_write_bytes(path, data: bytes) -> None:
 def atomic_write_json(path, obj) -> None:
     """Write ``obj`` as indented JSON to ``path`` atomically."""
     atomic_write_bytes(path, (json.dumps(obj, indent=1, sort_keys=False) + "\n").encode())
+
+
+def atomic_savefig(fig, path, **kwargs) -> None:
+    """Save the matplotlib figure ``fig`` to ``path`` atomically (``kwargs``
+    as ``Figure.savefig``; the format from the file's extension)."""
+    buffer = io.BytesIO()
+    fmt = os.path.splitext(os.fspath(path))[1].lstrip(".") or "png"
+    fig.savefig(buffer, format=fmt, **kwargs)
+    atomic_write_bytes(path, buffer.getvalue())

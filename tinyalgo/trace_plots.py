@@ -18,6 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from tinyalgo.fileio import atomic_savefig  # noqa: E402
 from tinyalgo.render import action_name  # noqa: E402
 
 MOVE_DELTAS = ((-1, 0), (1, 0), (0, 1), (0, -1))          # left, right, down (y + 1), up (y - 1)
@@ -120,7 +121,7 @@ def write_trace_png(trace, path, title: str = None) -> None:
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    atomic_savefig(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -132,5 +133,5 @@ def write_trajectory_png(trace, path, title: str = None) -> None:
     if title:
         ax.set_title(title, fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    atomic_savefig(fig, path, dpi=110)
     plt.close(fig)

@@ -17,7 +17,7 @@ import numpy as np
 
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 from tinyalgo.experiments.table1_report import results_csv
-from tinyalgo.fileio import atomic_write_bytes
+from tinyalgo.fileio import atomic_savefig, atomic_write_bytes
 from tinyalgo.supervised import SupervisedConfig, train_supervised
 
 TASKS = ("copy", "reverse", "walk", "addition", "addition3", "multiplication")
@@ -101,10 +101,8 @@ def plot_accuracy(rows, path, key, series, title) -> None:
     axes[0, 0].legend(loc="lower left", fontsize=8)
     fig.suptitle(title)
     fig.tight_layout()
-    tmp = path + ".tmp.png"
-    fig.savefig(tmp, dpi=90)
+    atomic_savefig(fig, path, dpi=90)
     plt.close(fig)
-    os.replace(tmp, path)
 
 
 def merge_rows(old_csv, new_rows) -> list:

@@ -42,7 +42,7 @@ from tinyalgo.complexity import UniformComplexity
 from tinyalgo.checkpoint import save_checkpoint
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
-from tinyalgo.fileio import atomic_write_bytes, atomic_write_json
+from tinyalgo.fileio import atomic_savefig, atomic_write_bytes, atomic_write_json
 from tinyalgo.layers import softmax
 from tinyalgo.optim import scale_gradients, sgd_step
 from tinyalgo.supervised import SupervisedConfig, supervised_rollout, train_supervised
@@ -182,7 +182,7 @@ def write_table2_figure(results, path) -> None:
              "so its state is the extra layer's output t = tanh(.), which both heads read", ha="center", fontsize=8)
 
     fig.tight_layout(rect=(0, 0.04, 1, 1))
-    fig.savefig(path, dpi=110)
+    atomic_savefig(fig, path, dpi=110)
     plt.close(fig)
 
 
