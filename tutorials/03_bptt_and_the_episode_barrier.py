@@ -24,7 +24,7 @@
 # %%
 import os
 
-import tinyalgo         # before NumPy: it asks for one BLAS thread, the fastest for small matrices
+import tinyalgo  # noqa: F401  (before NumPy: it asks for one BLAS thread, the fastest for small matrices)
 import numpy as np
 
 from tinyalgo import bptt

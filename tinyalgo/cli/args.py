@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 
 from tinyalgo.checkpoint import load_checkpoint
@@ -140,13 +139,6 @@ def refuse_given(args, names, why: str) -> None:
     for name in names:
         if getattr(args, name, None) is not None:
             raise UsageError(f"--{name.replace('_', '-')} {why}")
-
-
-def stdout_is_terminal() -> bool:
-    try:
-        return sys.stdout.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 def checkpoint_task(path: str, task) -> tuple:
