@@ -229,6 +229,10 @@ def task_option(default: str):
     return option(default, "the task (paper section 3)", choices=tuple(TASKS), cli=False)
 
 
+def controller_option(default: str, **declared):
+    return option(default, "the controller's core (paper section 2)", choices=CORES, **declared)
+
+
 def budget_option(default: int):
     return option(default, "training length", unit="characters (lane-steps)", minimum=1)
 
@@ -240,7 +244,7 @@ class TrainingOptions(Options):
     ``budget`` are the supervised run's; ``QConfig`` declares its own."""
 
     task: str = task_option("reverse")
-    controller: str = option("gru", "the controller's core (paper section 2)", choices=CORES)
+    controller: str = controller_option("gru")
     units: int = option(200, "hidden units of each layer", minimum=1)
     layers: int = option(1, "recurrent layers of the controller", minimum=1)
     base: int = option(10, "the base of the digits (paper Appendix B)", minimum=2, maximum=10, cli=False, sweep=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tinyalgo.options import CORES, TrainingOptions, budget_option, option, task_option
+from tinyalgo.options import TrainingOptions, budget_option, controller_option, option, task_option
 from tinyalgo.rewards import REWARDS
 
 DISCOUNTS = ("dynamic", "1", "0.99", "0.95")
@@ -30,8 +30,8 @@ class QConfig(TrainingOptions):
     (``QConfig.from_saved``)."""
 
     task: str = task_option("addition")
-    controller: str = option("", "the controller's core (paper section 2)",
-                             choices=CORES, default_text="ff for reverse and walk, gru otherwise, as in the paper's Table 1")
+    controller: str = controller_option("", default_text="ff for reverse and walk, gru otherwise, as in the paper's"
+                                                         " Table 1")
     budget: int = budget_option(30_000_000)
     discount: str = option("dynamic", "the discount of the Q targets: dynamic = gamma * V-hat(next) / V-hat(now)"
                                       " (paper section 6.1), or a constant", choices=DISCOUNTS)
