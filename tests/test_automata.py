@@ -194,3 +194,29 @@ def test_recording_links_each_step_to_the_next_of_its_episode():
     assert (rec.next_row >= 0).sum() == len(rec) - 3           # all but each episode's last step
     nxt = rec.next_row[rec.next_row >= 0]
     assert len(np.unique(nxt)) == len(nxt) and not rec.first[nxt].any()
+
+
+def test_merging_recorded_alternatives_joins_over_split_states_and_refuses_clashes():
+    from tinyalgo.automata.machine import merge_alternatives
+    # state 0 on input 0 was recorded going to 1 (majority) and to 2: 1 and 2 agree where both are known
+    m = machine_of(action=[[1, 1], [0, -1], [-1, 1]], nxt=[[1, 0], [1, -1], [-1, 2]])
+    merged, block, refused = merge_alternatives(m, [[1, 2]])
+    assert refused == 0 and merged.n_states == 2 and block[1] == block[2] != block[0]
+    assert merged.action[block[1]].tolist() == [0, 1]
+    # 1 and 3 answer input 0 differently: the merge is refused and nothing changes
+    clash = machine_of(action=[[1, 1], [0, -1], [-1, 1], [1, 1]], nxt=[[1, 0], [1, -1], [-1, 2], [3, 3]])
+    merged, block, refused = merge_alternatives(clash, [[1, 3]])
+    assert refused == 1 and merged.n_states == 4
+
+
+def test_suffix_tests_are_recorded_paths_and_longer_tags_split_no_less(reverse_extraction):
+    from tinyalgo.automata.extract import behaviour_tags, suffix_tests
+    rec = record(reverse_controller(), "reverse", [6], instances=3, seed=2)
+    rows = np.nonzero(rec.first)[0]
+    inputs, moves = suffix_tests(rec, rows, 3, 10, np.random.default_rng(0))
+    r = rows[0]
+    path = [r, rec.next_row[r], rec.next_row[rec.next_row[r]]]
+    assert inputs.shape[1] == 3 and any((inputs[i] == rec.obs[path, 0]).all() and
+                                        (moves[i] == rec.action[path] % rec.n_moves).all() for i in range(len(inputs)))
+    with pytest.raises(ValueError, match="depth >= 1"):
+        behaviour_tags(rec, reverse_controller(), depth=0)

@@ -156,6 +156,55 @@ def _majority(keys: np.ndarray, values: np.ndarray):
     return keep[:, :keys.shape[1]], keep[:, keys.shape[1]:], disagreeing
 
 
+def raw_states(rec: Recording, labels: np.ndarray):
+    """The raw states (cluster, feedback fields 1..4) of a recording whose
+    recurrent states fall in the clusters ``labels``: (distinct keys (S, 5),
+    state of each row (T,))."""
+    keys = np.concatenate([np.asarray(labels, dtype=np.int64)[:, None], rec.obs[:, 1:5]], axis=1)
+    raw_keys, row_state = np.unique(keys, axis=0, return_inverse=True)
+    return raw_keys, row_state.reshape(-1)
+
+
+def next_alternatives(rec: Recording, labels: np.ndarray, m: Machine) -> np.ndarray:
+    """The pairs (majority next state, other next state) of the raw machine
+    ``m`` built from ``rec`` and ``labels``: where one (state, input) pair
+    was recorded going to two states: int (n, 2)."""
+    _, row_state = raw_states(rec, labels)
+    linked = np.nonzero(rec.next_row >= 0)[0]
+    s, x, t = row_state[linked], rec.obs[linked, 0], row_state[rec.next_row[linked]]
+    major = m.next[s, x]
+    other = (t != major) & (major >= 0)
+    return np.unique(np.stack([major[other], t[other]], axis=1), axis=0)
+
+
+def merge_alternatives(m: Machine, pairs: np.ndarray):
+    """Merge the states that the recording shows as the next state of one
+    (state, input) pair (``pairs`` (n, 2), from ``next_alternatives``): the
+    clusters split the network's state more finely than its behaviour on the
+    recorded paths needs, and determinism forces them together.  Each merge
+    folds the successors it forces together and is refused if it would give
+    one (state, input) two recorded outputs (then the two states differ and
+    the recording's disagreement stays a conflict).  Returns (machine, block
+    (S,) of each state of ``m``, merges refused)."""
+    S = m.n_states
+    action, symbol, nxt = m.action.copy(), m.symbol.copy(), m.next.copy()
+    parent = np.arange(S)
+    refused = 0
+    for p, q in np.asarray(pairs, dtype=np.int64).reshape(-1, 2).tolist():
+        p, q = _find(parent, p), _find(parent, q)
+        if p == q:
+            continue
+        folded = _fold(action, symbol, nxt, parent, min(p, q), max(p, q))
+        if folded is None:
+            refused += 1
+        else:
+            action, symbol, nxt, parent = folded
+    roots = np.array([_find(parent, s) for s in range(S)])
+    block = np.unique(roots, return_inverse=True)[1].reshape(-1)
+    block = _renumber(block, m.start, m.next)
+    return _quotient_tables(m, block), block, refused
+
+
 def build_machine(rec: Recording, labels: np.ndarray, centroids: np.ndarray) -> Machine:
     """The raw machine of a recording whose recurrent states fall in the
     clusters ``labels`` (T,) with centres ``centroids`` (k, D).
@@ -169,9 +218,7 @@ def build_machine(rec: Recording, labels: np.ndarray, centroids: np.ndarray) -> 
     labels = np.asarray(labels, dtype=np.int64)
     if labels.shape != (T,):
         raise MachineError(f"labels must have one entry per recorded step ({T}); got shape {labels.shape}")
-    keys = np.concatenate([labels[:, None], rec.obs[:, 1:5]], axis=1)
-    raw_keys, row_state = np.unique(keys, axis=0, return_inverse=True)
-    row_state = row_state.reshape(-1)
+    raw_keys, row_state = raw_states(rec, labels)
     S, V = len(raw_keys), int(rec.base) + 7            # the vocabulary: digits, 6 markers, none
     starts = np.unique(row_state[rec.first])
     if len(starts) != 1:
