@@ -59,12 +59,20 @@ def run_canned(agent, task_name, instances, base=10) -> bool:
 
 
 def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instances: int = 100,
-          long_instances: dict = None, adversarial_digits: int = 10000, log=print) -> dict:
-    """Extract, draw, save and compare one model; returns its results."""
+          long_instances: dict = None, adversarial_digits: int = 10000, record_instances: int = 50,
+          reuse_network: bool = False, log=print) -> dict:
+    """Extract, draw, save and compare one model; returns its results.  With
+    ``reuse_network``, the network's figures (solved fractions, adversarial
+    instances) are taken from the model's earlier results in ``out`` where
+    they exist (the network does not change with the extraction)."""
     name = os.path.basename(os.path.dirname(os.path.abspath(checkpoint)))
+    earlier = os.path.join(out, f"{name}.results.json")
+    earlier = json.load(open(earlier)) if reuse_network and os.path.exists(earlier) else {}
+    known_net = {a["complexity"]: (a["network_solved"], a["network_instances"]) for a in earlier.get("accuracy", [])}
+    known_adv = {a["instance"]: a["network"] for a in earlier.get("adversarial", [])}
     controller, extra = load_checkpoint(checkpoint)
     task, base = extra["config"]["task"], extra["config"].get("base", 10)
-    r = extract(controller, task, base)
+    r = extract(controller, task, base, instances=record_instances)
     m = r["reduced"]
     m.save(os.path.join(out, f"{name}.json"))
     drawing = draw_machine(m, os.path.join(out, f"{name}.png"),
@@ -73,7 +81,8 @@ def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instanc
         f" reduced {m.n_states}, conflicts {r['raw'].info['conflicts']} of {r['steps']}, {r['seconds']}")
     res = dict(model=name, task=task, core=controller.config.core, units=controller.config.units, k=r["k"],
                raw_states=r["raw"].n_states, minimal_states=r["minimal"].n_states, states=m.n_states,
-               conflicts=r["raw"].info["conflicts"], recorded_steps=r["steps"], extraction_seconds=r["seconds"],
+               conflicts=r["raw"].info["conflicts"], recorded_steps=r["steps"], record_instances=record_instances,
+               replay=r["tried"][r["k"]], extraction_seconds=r["seconds"],
                drawing=drawing, fidelity=[fidelity(m, controller, c, instances, seed=1000 + c) for c in (100, 1000)],
                accuracy=[], adversarial=[])
     long_instances = long_instances or {}
@@ -83,7 +92,11 @@ def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instanc
         agent = MachineAgent(m, controller)
         mach = evaluate_complexity(agent, task, c, n_mach, base, seed=2000 + c)
         t_m = time.perf_counter() - t
-        net = evaluate_complexity(GreedyAgent(controller), task, c, n_net, base, seed=2000 + c) if n_net else None
+        if c in known_net:
+            net = dict(solved=known_net[c][0])
+            n_net = known_net[c][1]
+        else:
+            net = evaluate_complexity(GreedyAgent(controller), task, c, n_net, base, seed=2000 + c) if n_net else None
         row = dict(complexity=c, machine_solved=mach["solved"], machine_instances=n_mach, machine_fallbacks=agent.fallbacks,
                    machine_filled=agent.filled[:20], network_solved=None if net is None else net["solved"],
                    network_instances=n_net, machine_seconds=round(t_m, 1))
@@ -92,7 +105,7 @@ def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instanc
         res["accuracy"].append(row)
     for label, inst in adversarial(task, adversarial_digits, base).items():
         ok_m = run_canned(MachineAgent(m, controller), task, inst, base)
-        ok_n = run_canned(GreedyAgent(controller), task, inst, base)
+        ok_n = known_adv[label] if label in known_adv else run_canned(GreedyAgent(controller), task, inst, base)
         res["adversarial"].append(dict(instance=label, digits=adversarial_digits, machine=ok_m, network=ok_n))
         log(f"  {label} ({adversarial_digits} digits): machine {ok_m}, network {ok_n}")
     atomic_write_json(os.path.join(out, f"{name}.results.json"), res)
@@ -126,7 +139,11 @@ def main(argv=None) -> int:
     p.add_argument("--long-network", type=int, default=10, help="network instances at 100,000 (default 10)")
     p.add_argument("--long-machine", type=int, default=100, help="machine instances at 100,000 (default 100)")
     p.add_argument("--adversarial-digits", type=int, default=10000)
+    p.add_argument("--record-instances", type=int, default=50,
+                   help="instances recorded per complexity for the extraction (default 50)")
     p.add_argument("--redo", action="store_true", help="redo models that already have results")
+    p.add_argument("--reuse-network", action="store_true",
+                   help="take the network's figures from the earlier results of --out where they exist")
     p.add_argument("--redraw", action="store_true", help="redraw every machine JSON of --out (then the table)")
     args = p.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
@@ -139,7 +156,8 @@ def main(argv=None) -> int:
             continue
         study(os.path.join(d, "checkpoint.npz"), args.out, instances=args.instances,
               long_instances={100000: (args.long_network, args.long_machine)},
-              adversarial_digits=args.adversarial_digits)
+              adversarial_digits=args.adversarial_digits, record_instances=args.record_instances,
+              reuse_network=args.reuse_network)
     if args.redraw:
         for path in sorted(glob.glob(os.path.join(args.out, "*.json"))):
             if not path.endswith(".results.json"):

@@ -47,17 +47,23 @@ def suffix_tests(rec, rows, depth: int, count: int, rng):
     """Up to ``count`` distinct recorded paths of length ``depth`` from the
     rows ``rows``: the symbols read at the row and at the next depth - 1
     steps of the same episode, and the moves made there, drawn with ``rng``.
-    Returns (inputs, moves), int (n, depth) each; n = 0 if no row of
-    ``rows`` has ``depth`` steps left."""
+    Paths cut short by the episode's end (the last symbols read before it
+    ends: the final carry) are drawn apart, up to ``count // 2`` of them,
+    and padded with -1.  Returns (inputs, moves), int (n, depth) each."""
     seq, moves, cur = [rec.obs[rows, 0]], [rec.action[rows] % rec.n_moves], rows
     for _ in range(depth - 1):
         cur = np.where(cur >= 0, rec.next_row[np.maximum(cur, 0)], -1)
         seq.append(np.where(cur >= 0, rec.obs[np.maximum(cur, 0), 0], -1))
         moves.append(np.where(cur >= 0, rec.action[np.maximum(cur, 0)] % rec.n_moves, -1))
     both = np.concatenate([np.stack(seq, axis=1), np.stack(moves, axis=1)], axis=1)
-    both = np.unique(both[(both >= 0).all(axis=1)], axis=0)
-    if len(both) > count:
-        both = both[np.sort(rng.choice(len(both), count, replace=False))]
+    full = (both >= 0).all(axis=1)
+    chosen = []
+    for part, n in ((both[full], count), (both[~full], max(1, count // 2))):
+        part = np.unique(part, axis=0)
+        if len(part) > n:
+            part = part[np.sort(rng.choice(len(part), n, replace=False))]
+        chosen.append(part)
+    both = np.concatenate(chosen)
     return both[:, :depth], both[:, depth:]
 
 
@@ -82,7 +88,9 @@ def run_tests(model, h, feedback, tests, n_moves, none, moves=None, chunk: int =
         on_path = np.ones(b * e, dtype=bool)
         answers = []
         for step in range(L):
-            obs = np.concatenate([np.tile(tests[:, step], b)[:, None], fb], axis=1)
+            x = np.tile(tests[:, step], b)
+            on_path &= x >= 0                        # the recorded path ended here
+            obs = np.concatenate([np.maximum(x, 0)[:, None], fb], axis=1)
             q, logp, state = model.infer(obs, state, None)
             a, y = q.argmax(axis=1), logp.argmax(axis=1)
             answers.append(np.where(on_path, _answer(a, y, n_moves), -1).reshape(b, e))
