@@ -1,6 +1,6 @@
 """Automaton extraction and the machine agent, timed (tinyalgo.automata).
 
-    python benchmarks/bench_automata.py /work/models/addition-gru-s0/checkpoint.npz [--repeats 3]
+    python benchmarks/bench_automata.py runs/models/addition-gru-s0/checkpoint.npz [--repeats 3]
 
 Prints, as medians over the repeats: the extraction time (record, behaviour
 tags, clustering and minimisation) and lane-steps per second of
