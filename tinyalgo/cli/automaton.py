@@ -13,7 +13,8 @@ import os
 
 from tinyalgo.automata.draw import draw_machine
 from tinyalgo.automata.extract import default_complexities, extract, fidelity
-from tinyalgo.cli.args import check_writable_folder, checkpoint_task, int_at_least
+from tinyalgo.cli.args import check_writable_folder, checkpoint_task, int_at_least, task_name
+from tinyalgo.tasks import TASKS
 from tinyalgo.fileio import atomic_write_json
 
 
@@ -50,12 +51,17 @@ def cmd_automaton(args) -> int:
 def register(sub) -> None:
     a = sub.add_parser("automaton", help="extract the Mealy machine of a trained controller (paper Figure 4)")
     a.add_argument("checkpoint")
-    a.add_argument("--out", required=True, metavar="DIR", help="directory for the machine, its drawing and report (required)")
-    a.add_argument("--task", default=None, help="check that the checkpoint is of this task (default: the one it names)")
+    a.add_argument("--out", required=True, metavar="DIR",
+                   help="directory for the machine, its drawing and report (required)")
+    a.add_argument("--task", type=task_name, default=None, metavar="TASK",
+                   help=f"check that the checkpoint is of this task, one of {', '.join(TASKS)} (default: the one it"
+                        f" names)")
     a.add_argument("--complexities", type=int_at_least(1), nargs="+", default=None,
                    help="recording complexities (default: 12 from the task's minimum to --top)")
-    a.add_argument("--top", type=int_at_least(2), default=100, help="largest default recording complexity (default 100)")
-    a.add_argument("--instances", type=int_at_least(1), default=50, help="recorded instances per complexity (default 50)")
+    a.add_argument("--top", type=int_at_least(2), default=100,
+                   help="largest default recording complexity (default 100)")
+    a.add_argument("--instances", type=int_at_least(1), default=50,
+                   help="recorded instances per complexity (default 50)")
     a.add_argument("--max-clusters", type=int_at_least(1), default=256,
                    help="largest number of k-means clusters tried (default 256)")
     a.add_argument("--fidelity", type=int_at_least(1), nargs="+", default=[100, 1000],

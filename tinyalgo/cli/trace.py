@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import sys
 
-from tinyalgo.cli.args import check_writable_file, check_writable_folder, checkpoint_task, int_at_least
+from tinyalgo.cli.args import check_writable_file, check_writable_folder, checkpoint_task, int_at_least, task_name
 from tinyalgo.cli.sizes import check_memory, environment_bytes
 from tinyalgo.experiments.table2 import run_table2
 from tinyalgo.fileio import atomic_write_json
 from tinyalgo.render import print_frames
-from tinyalgo.tasks import make_task
+from tinyalgo.tasks import TASKS, make_task
 from tinyalgo.trace import trace_instance, trace_to_dict
 
 
@@ -69,16 +69,21 @@ def register(sub) -> None:
 
     tr = sub.add_parser("trace", help="step through a trained controller's run on one instance")
     tr.add_argument("checkpoint")
-    tr.add_argument("--task", default=None, help="the checkpoint's task (default: the one it was trained on)")
+    tr.add_argument("--task", type=task_name, default=None, metavar="TASK",
+                    help=f"the checkpoint's task, one of {', '.join(TASKS)} (default: the one it was trained on)")
     tr.add_argument("--complexity", type=int, default=None,
                     help="complexity of the instance (default 12, or the task's minimum if larger)")
-    tr.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the instance (and of the exploration; default 0)")
+    tr.add_argument("--seed", type=int_at_least(0), default=0,
+                    help="seed of the instance (and of the exploration; default 0)")
     tr.add_argument("--epsilon", type=float, default=0.0,
-                    help="probability of a random joint action, in [0, 1] (default 0: greedy; Q-learning's lanes: 0.05)")
-    tr.add_argument("--explore-seed", type=int_at_least(0), default=None, help="seed of the exploration (default --seed)")
+                    help="probability of a random joint action, in [0, 1] (default 0: greedy; Q-learning's lanes:"
+                         " 0.05)")
+    tr.add_argument("--explore-seed", type=int_at_least(0), default=None,
+                    help="seed of the exploration (default --seed)")
     tr.add_argument("--width", type=int_at_least(1), default=8, help="board columns each side of the head (default 8)")
     tr.add_argument("--step", action="store_true", help="one frame per key press (default off)")
-    tr.add_argument("--png", default=None, metavar="FILE", help="draw the trajectory and the Q-value timeline to FILE (default: no picture)")
+    tr.add_argument("--png", default=None, metavar="FILE",
+                    help="draw the trajectory and the Q-value timeline to FILE (default: no picture)")
     tr.add_argument("--json", default=None, metavar="FILE", help="write the trace's numbers to FILE (default: none)")
     tr.set_defaults(func=cmd_trace)
     t2 = sub.add_parser("table2", help="reproduce the paper's Table 2 (state autocorrelation on reverse)")
@@ -88,10 +93,14 @@ def register(sub) -> None:
                     help="characters of curriculum training per model at most (default 2e6)")
     t2.add_argument("--settle", type=int_at_least(0), default=2_000_000,
                     help="characters trained on 1..max-digits digits after the curriculum (default 2e6)")
-    t2.add_argument("--digits", type=int_at_least(2), default=20, help="digits of the test instance (default 20, as the paper)")
-    t2.add_argument("--max-digits", type=int_at_least(2), default=10, help="longest training instance, digits (default 10, as the paper)")
-    t2.add_argument("--test-seed", type=int, default=20, help="seed of the test instance drawn in the figure (default 20)")
+    t2.add_argument("--digits", type=int_at_least(2), default=20,
+                    help="digits of the test instance (default 20, as the paper)")
+    t2.add_argument("--max-digits", type=int_at_least(2), default=10,
+                    help="longest training instance, digits (default 10, as the paper)")
+    t2.add_argument("--test-seed", type=int, default=20,
+                    help="seed of the test instance drawn in the figure (default 20)")
     t2.add_argument("--instances", type=int_at_least(1), default=50,
                     help="more test instances over which the autocorrelation's phase means are averaged (default 50)")
-    t2.add_argument("--models", default=None, metavar="DIR", help="also save the three checkpoints under DIR (default: not saved)")
+    t2.add_argument("--models", default=None, metavar="DIR",
+                    help="also save the three checkpoints under DIR (default: not saved)")
     t2.set_defaults(func=cmd_table2)
