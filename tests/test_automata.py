@@ -220,3 +220,10 @@ def test_suffix_tests_are_recorded_paths_and_longer_tags_split_no_less(reverse_e
                                         (moves[i] == rec.action[path] % rec.n_moves).all() for i in range(len(inputs)))
     with pytest.raises(ValueError, match="depth >= 1"):
         behaviour_tags(rec, reverse_controller(), depth=0)
+
+
+def test_experiment_refuses_a_number_of_behaviour_tests_below_one(capsys):
+    from tinyalgo.automata.experiment import main
+    with pytest.raises(SystemExit):
+        main(["--tests", "0", "--out", "unused"])
+    assert "--tests: must be at least 1; got 0" in capsys.readouterr().err

@@ -17,6 +17,7 @@ from tinyalgo.automata.draw import draw_machine
 from tinyalgo.automata.extract import extract, fidelity
 from tinyalgo.automata.machine import load_machine
 from tinyalgo.checkpoint import load_checkpoint
+from tinyalgo.cli.args import int_at_least
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity, run_instances
 from tinyalgo.fileio import atomic_write_bytes, atomic_write_json
@@ -60,11 +61,13 @@ def run_canned(agent, task_name, instances, base=10) -> bool:
 
 def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instances: int = 100,
           long_instances: dict = None, adversarial_digits: int = 10000, record_instances: int = 50,
-          reuse_network: bool = False, log=print) -> dict:
+          reuse_network: bool = False, tests: int = 8, log=print) -> dict:
     """Extract, draw, save and compare one model; returns its results.  With
     ``reuse_network``, the network's figures (solved fractions, adversarial
     instances) are taken from the model's earlier results in ``out`` where
-    they exist (the network does not change with the extraction)."""
+    they exist (the network does not change with the extraction).
+    ``tests``: recorded paths per feedback group for the behaviour tags
+    (``extract``)."""
     name = os.path.basename(os.path.dirname(os.path.abspath(checkpoint)))
     earlier = os.path.join(out, f"{name}.results.json")
     earlier = json.load(open(earlier)) if reuse_network and os.path.exists(earlier) else {}
@@ -72,7 +75,7 @@ def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instanc
     known_adv = {a["instance"]: a["network"] for a in earlier.get("adversarial", [])}
     controller, extra = load_checkpoint(checkpoint)
     task, base = extra["config"]["task"], extra["config"].get("base", 10)
-    r = extract(controller, task, base, instances=record_instances)
+    r = extract(controller, task, base, instances=record_instances, tests=tests)
     m = r["reduced"]
     m.save(os.path.join(out, f"{name}.json"))
     drawing = draw_machine(m, os.path.join(out, f"{name}.png"),
@@ -82,6 +85,7 @@ def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instanc
     res = dict(model=name, task=task, core=controller.config.core, units=controller.config.units, k=r["k"],
                raw_states=r["raw"].n_states, minimal_states=r["minimal"].n_states, states=m.n_states,
                conflicts=r["raw"].info["conflicts"], recorded_steps=r["steps"], record_instances=record_instances,
+               tests=tests, refused_merges=r["raw"].info.get("refused_merges"),
                replay=r["tried"][r["k"]], extraction_seconds=r["seconds"],
                drawing=drawing, fidelity=[fidelity(m, controller, c, instances, seed=1000 + c) for c in (100, 1000)],
                accuracy=[], adversarial=[])
@@ -141,6 +145,8 @@ def main(argv=None) -> int:
     p.add_argument("--adversarial-digits", type=int, default=10000)
     p.add_argument("--record-instances", type=int, default=50,
                    help="instances recorded per complexity for the extraction (default 50)")
+    p.add_argument("--tests", type=int_at_least(1), default=8,
+                   help="recorded paths of six steps a feedback group for the behaviour tags (default 8)")
     p.add_argument("--redo", action="store_true", help="redo models that already have results")
     p.add_argument("--reuse-network", action="store_true",
                    help="take the network's figures from the earlier results of --out where they exist")
@@ -157,7 +163,7 @@ def main(argv=None) -> int:
         study(os.path.join(d, "checkpoint.npz"), args.out, instances=args.instances,
               long_instances={100000: (args.long_network, args.long_machine)},
               adversarial_digits=args.adversarial_digits, record_instances=args.record_instances,
-              reuse_network=args.reuse_network)
+              reuse_network=args.reuse_network, tests=args.tests)
     if args.redraw:
         for path in sorted(glob.glob(os.path.join(args.out, "*.json"))):
             if not path.endswith(".results.json"):
