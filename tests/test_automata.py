@@ -9,7 +9,8 @@ import pytest
 from tinyalgo.automata import MachineAgent, extract, fidelity
 from tinyalgo.automata.discretise import kmeans
 from tinyalgo.automata.draw import draw_machine
-from tinyalgo.automata.machine import Machine, MachineError, build_machine, load_machine, minimise, reduce_dont_care
+from tinyalgo.automata.machine import Machine, MachineError, build_machine, load_machine
+from tinyalgo.automata.minimise import minimise, reduce_dont_care
 from tinyalgo.automata.record import Recording, record
 from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.environment import Environment
@@ -197,7 +198,7 @@ def test_recording_links_each_step_to_the_next_of_its_episode():
 
 
 def test_merging_recorded_alternatives_joins_over_split_states_and_refuses_clashes():
-    from tinyalgo.automata.machine import merge_alternatives
+    from tinyalgo.automata.minimise import merge_alternatives
     # state 0 on input 0 was recorded going to 1 (majority) and to 2: 1 and 2 agree where both are known
     m = machine_of(action=[[1, 1], [0, -1], [-1, 1]], nxt=[[1, 0], [1, -1], [-1, 2]])
     merged, block, refused = merge_alternatives(m, [[1, 2]])

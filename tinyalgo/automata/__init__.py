@@ -22,7 +22,8 @@ state).  The pipeline:
 """
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.extract import extract, fidelity
-from tinyalgo.automata.machine import Machine, MachineError, build_machine, minimise, reduce_dont_care
+from tinyalgo.automata.machine import Machine, MachineError, build_machine
+from tinyalgo.automata.minimise import minimise, reduce_dont_care
 from tinyalgo.automata.record import Recording, record
 
 __all__ = ["MachineAgent", "Machine", "MachineError", "Recording", "build_machine", "extract", "fidelity", "minimise",

@@ -16,8 +16,8 @@ import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.discretise import kmeans
-from tinyalgo.automata.machine import (MachineError, build_machine, merge_alternatives, minimise, next_alternatives,
-                                       reduce_dont_care)
+from tinyalgo.automata.machine import MachineError, build_machine, next_alternatives
+from tinyalgo.automata.minimise import merge_alternatives, minimise, reduce_dont_care
 from tinyalgo.automata.record import record, state_size, unflatten_state
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent
