@@ -13,8 +13,10 @@ state).  The pipeline:
   states, the number of clusters chosen as the smallest that makes the
   recording deterministic;
 * ``machine``: the machine whose states are (cluster, the observation's
-  feedback fields 1..4), minimised by partition refinement, then reduced with
-  the transitions never seen as "don't care";
+  feedback fields 1..4), built from the recording, and its JSON form;
+* ``minimise``: partition refinement to the minimal machine, the reduction
+  with the transitions never seen as "don't care", the merges determinism
+  forces;
 * ``agent``: ``MachineAgent``, the machine acting through the evaluation
   protocol of ``tinyalgo.evaluation`` (one state id per lane);
 * ``draw``: matplotlib drawings (a state diagram, or a transition-table heatmap);
