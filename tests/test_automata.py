@@ -8,6 +8,7 @@ import pytest
 
 from tinyalgo.automata import MachineAgent, extract, fidelity
 from tinyalgo.automata.discretise import kmeans
+from tinyalgo.automata.extract import CORNER_DIGITS
 from tinyalgo.automata.draw import draw_machine
 from tinyalgo.automata.machine import Machine, MachineError, build_machine, load_machine
 from tinyalgo.automata.minimise import minimise, reduce_dont_care
@@ -16,6 +17,7 @@ from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 from tinyalgo.symbols import Vocabulary
+from tinyalgo.tasks.corners import corner_batch
 
 V = Vocabulary(10)
 LEFT, RIGHT, LEFT_WRITE = 0, 1, 2
@@ -195,6 +197,24 @@ def test_recording_links_each_step_to_the_next_of_its_episode():
     assert (rec.next_row >= 0).sum() == len(rec) - 3           # all but each episode's last step
     nxt = rec.next_row[rec.next_row >= 0]
     assert len(np.unique(nxt)) == len(nxt) and not rec.first[nxt].any()
+
+
+def test_recording_runs_the_canned_instances_after_the_random_ones():
+    plain = record(reverse_controller(), "reverse", [6], instances=3, seed=2)
+    canned = corner_batch("reverse", [1, 4])          # 4 instances: 3, 3, 9 and 9 steps
+    rec = record(reverse_controller(), "reverse", [6], instances=3, seed=2, canned=canned)
+    assert rec.first.sum() == 3 + 4 and len(rec) == len(plain) + 3 + 3 + 9 + 9
+    np.testing.assert_array_equal(rec.obs[:len(plain)], plain.obs)
+    tail = rec.obs[len(plain):, 0]
+    assert set(tail[tail < 10]) == {0, 9}             # all zeros and all maximal digits read
+
+
+def test_extraction_records_the_corner_instances(reverse_extraction):
+    controller, r = reverse_extraction
+    plain = extract(controller, "reverse", complexities=[2, 10, 20, 40], instances=60, corners=False)
+    corner_steps = sum(2 * (2 * d + 1) for d in CORNER_DIGITS)          # two corners a length, 2n + 1 steps each
+    assert r["steps"] == plain["steps"] + corner_steps
+    assert r["reduced"].info["corner_digits"] == list(CORNER_DIGITS) and plain["reduced"].info["corner_digits"] == []
 
 
 def test_merging_recorded_alternatives_joins_over_split_states_and_refuses_clashes():

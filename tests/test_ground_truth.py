@@ -6,6 +6,7 @@ import pytest
 from tinyalgo.environment import ALL_WRITTEN, Environment
 from tinyalgo.instances import digits_to_int
 from tinyalgo.tasks import TASKS, make_task
+from tinyalgo.tasks.corners import corner_batch, corner_instances
 
 VALID = [(name, base) for name in TASKS for base in range(2, 11) if base >= TASKS[name].min_base]
 
@@ -150,3 +151,29 @@ def test_complexity_and_outputs(name, factor, c, complexity, n_out):
     assert task.factor == factor
     assert inst.complexity[0] == complexity and inst.n_outputs[0] == n_out
     assert inst.n_steps[0] in (complexity, complexity + 1)   # the arithmetic tasks write a last carry
+
+
+@pytest.mark.parametrize("name,base", [(n, b) for n, b in VALID if b in (3, 10) and n != "walk"])
+def test_corner_instances_are_the_numbers_they_name_and_ground_truth_solves_them(name, base):
+    top = base - 1
+    for digits in (1, 2, 7):
+        corners = corner_instances(name, digits, base)
+        assert len(corners) == (2 if name in ("copy", "reverse") else 3)
+        batch = corner_batch(name, [digits], base)
+        env = Environment(name, batch_size=len(batch), base=base, seed=0, extra_curriculum=False)
+        env.load(batch)
+        reasons, _, _, written, answers = run_ground_truth(env)
+        assert (reasons == ALL_WRITTEN).all(), (name, base, digits, reasons)
+        nines = base ** digits - 1
+        expected = {"addition": [nines + 1, 2 * nines, 0], "addition3": [nines + 1, 3 * nines, 0],
+                    "multiplication": [2 * nines, top * nines, 0]}.get(name)
+        if expected is None:                              # tape tasks: the digits themselves
+            assert [set(w) for w in written] == [{top}, {0}]
+        else:
+            assert [digits_to_int(a, base) for a in answers] == expected
+
+
+def test_corner_instances_of_walk_are_none_and_a_length_below_one_is_refused():
+    assert corner_instances("walk", 5) == {} and corner_batch("walk", [1, 2]) is None
+    with pytest.raises(ValueError, match="at least one digit"):
+        corner_instances("addition", 0)

@@ -10,7 +10,6 @@ import json
 import os
 import time
 
-import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.draw import draw_machine
@@ -21,36 +20,9 @@ from tinyalgo.cli.args import int_at_least
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity, run_instances
 from tinyalgo.fileio import atomic_write_bytes, atomic_write_json
-from tinyalgo.tasks import make_task
+from tinyalgo.tasks.corners import corner_instances
 
 TASK_ORDER = ("copy", "reverse", "walk", "addition", "addition3", "multiplication")
-
-
-def adversarial(task_name: str, digits: int, base: int = 10):
-    """Canned instances of ``digits`` digits: {name: Instances} (long carry
-    chains, all maximal digits, all zeros); {} for walk (its digits are the
-    board's random fill)."""
-    task, top, L = make_task(task_name, base, **({"extra_curriculum": False} if task_name == "addition3" else {})), base - 1, digits
-    one = np.zeros(L, dtype=np.int64)
-    one[0] = 1
-    nines, zeros = np.full(L, top), np.zeros(L, dtype=np.int64)
-    if task_name in ("copy", "reverse"):
-        n = np.array([L])
-        return {"all maximal": task.build(nines[None], n, np.zeros(1, np.int64)),
-                "all zeros": task.build(zeros[None], n, np.zeros(1, np.int64))}
-    if task_name == "addition":
-        return {"carry chain 9...9 + 1": task.build(np.stack([nines, one])[None], [L]),
-                "all maximal": task.build(np.stack([nines, nines])[None], [L]),
-                "all zeros": task.build(np.stack([zeros, zeros])[None], [L])}
-    if task_name == "addition3":
-        return {"carry chain 9...9 + 1 + 0": task.build(np.stack([nines, one, zeros])[None], [L]),
-                "all maximal": task.build(np.stack([nines, nines, nines])[None], [L]),
-                "all zeros": task.build(np.stack([zeros, zeros, zeros])[None], [L])}
-    if task_name == "multiplication":
-        return {"carry chain 9...9 x 2": task.build(nines[None], [2], [L]),
-                "all maximal (9...9 x 9)": task.build(nines[None], [top], [L]),
-                "all zeros x 9": task.build(zeros[None], [top], [L])}
-    return {}
 
 
 def run_canned(agent, task_name, instances, base=10) -> bool:
@@ -107,7 +79,7 @@ def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instanc
         log(f"  {c:>6d}: machine {mach['solved']:.0%} of {n_mach} ({agent.fallbacks} fallbacks)"
             + ("" if net is None else f", network {net['solved']:.0%} of {n_net}"))
         res["accuracy"].append(row)
-    for label, inst in adversarial(task, adversarial_digits, base).items():
+    for label, inst in corner_instances(task, adversarial_digits, base).items():
         ok_m = run_canned(MachineAgent(m, controller), task, inst, base)
         ok_n = known_adv[label] if label in known_adv else run_canned(GreedyAgent(controller), task, inst, base)
         res["adversarial"].append(dict(instance=label, digits=adversarial_digits, machine=ok_m, network=ok_n))

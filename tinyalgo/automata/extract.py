@@ -1,7 +1,8 @@
 """The whole extraction (``extract``) and its fidelity report (``fidelity``).
 
 ``extract`` records the controller on instances of the lengths it was
-trained on, chooses the number of clusters as the smallest that makes the
+trained on and on the task's corner instances of 1 to 12 digits (all zeros,
+all maximal digits, carry chains: tinyalgo/tasks/corners.py), chooses the number of clusters as the smallest that makes the
 recorded episodes replay exactly on the machine (doubling k from 1, then
 bisecting); for each k it splits the clusters by one-step behaviour, builds
 the machine, minimises it, and reduces it with unseen transitions as "don't
@@ -22,6 +23,9 @@ from tinyalgo.automata.record import record, state_size, unflatten_state
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent
 from tinyalgo.tasks import make_task
+from tinyalgo.tasks.corners import corner_batch
+
+CORNER_DIGITS = range(1, 13)     # the corner instances recorded: 1 to 12 digits
 
 
 def default_complexities(task, top: int = 100, count: int = 12) -> list:
@@ -226,12 +230,19 @@ def choose_clusters(rec, seed: int = 0, k_max: int = 256, log=None, tags=None):
 
 
 def extract(controller, task, base: int = 10, complexities=None, instances: int = 50, seed: int = 0,
-            k_max: int = 256, behaviour: bool = True, depth: int = 6, tests: int = 8, log=None) -> dict:
-    """Extract the machine of ``controller`` on ``task``.  Returns a dict:
-    raw, minimal, reduced (Machines), k, tried, seconds, recording (its size)."""
+            k_max: int = 256, behaviour: bool = True, depth: int = 6, tests: int = 8, corners: bool = True,
+            log=None) -> dict:
+    """Extract the machine of ``controller`` on ``task``.  The recording runs
+    ``instances`` random instances of each of ``complexities`` and, with
+    ``corners``, the task's corner instances of ``CORNER_DIGITS`` digits:
+    rare (state, input) pairs, such as a column of zeros with no carry before
+    the end, are then seen rather than guessed by the don't-care reduction.
+    Returns a dict: raw, minimal, reduced (Machines), k, tried, seconds,
+    steps (the recording's size)."""
     t0 = time.perf_counter()
     complexities = default_complexities(task) if complexities is None else list(complexities)
-    rec = record(controller, task, complexities, instances, base, seed)
+    canned = corner_batch(task, CORNER_DIGITS, base) if corners else None
+    rec = record(controller, task, complexities, instances, base, seed, canned)
     if len(rec) == 0:
         raise MachineError("the recording has no steps")
     t1 = time.perf_counter()
@@ -242,6 +253,7 @@ def extract(controller, task, base: int = 10, complexities=None, instances: int 
     for m in (raw, minimal, reduced):
         m.info.update(k=int(k), recorded_complexities=complexities, instances=int(instances), seed=int(seed),
                       units=int(state_size(controller)), core=controller.config.core,
+                      corner_digits=list(CORNER_DIGITS) if canned is not None else [],
                       raw_states=int(raw.n_states), minimal_states=int(minimal.n_states),
                       reduced_states=int(reduced.n_states))
     return dict(raw=raw, minimal=minimal, reduced=reduced, k=int(k), tried={int(a): b for a, b in tried.items()},

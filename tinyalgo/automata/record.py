@@ -71,41 +71,29 @@ def state_size(controller) -> int:
     return 0 if flat is None else flat.shape[1]
 
 
-def record(controller, task, complexities, instances: int = 50, base: int = 10, seed: int = 0) -> Recording:
+def record(controller, task, complexities, instances: int = 50, base: int = 10, seed: int = 0,
+           canned=None) -> Recording:
     """Run ``controller`` greedily on ``instances`` fresh instances of each
-    complexity in ``complexities`` (each lane's first episode, to its end)
-    and record every step."""
+    complexity in ``complexities`` (each lane's first episode, to its end),
+    and on the instances of ``canned`` (an Instances batch, e.g. the corner
+    instances of tinyalgo/tasks/corners.py) if given, and record every step."""
     complexities = [int(c) for c in complexities]
     if not complexities or instances < 1:
         raise ValueError("record needs at least one complexity and one instance")
     model = controller.frozen()
     D = state_size(controller)
     rows = dict(state=[], obs=[], action=[], symbol=[], lane=[], first=[], done=[])
-    name, n_moves = None, None
-    for i, c in enumerate(complexities):
-        env = Environment(task, batch_size=instances, base=base, complexity=c, seed=seed + 7919 * i,
-                          extra_curriculum=False)
-        name, n_moves = env.task.name, env.n_moves
-        B = env.batch
-        state = model.initial_state(B)
-        obs, reset = env.observe(), np.ones(B, dtype=bool)
-        active = np.ones(B, dtype=bool)
-        while active.any():
-            flat = flatten_state(state)
-            entering = np.zeros((B, D), dtype=np.float32) if flat is None else flat * ~reset[:, None]
-            q, logp, state = model.infer(obs, state, reset)
-            actions, symbols = q.argmax(axis=1), logp.argmax(axis=1)
-            result = env.step(actions, symbols)
-            lanes = np.nonzero(active)[0]
-            rows["state"].append(entering[lanes].astype(np.float32))
-            rows["obs"].append(obs[lanes])
-            rows["action"].append(actions[lanes])
-            rows["symbol"].append(np.where(actions[lanes] >= n_moves, symbols[lanes], NO_WRITE))
-            rows["first"].append(reset[lanes])
-            rows["done"].append(result.done[lanes])
-            rows["lane"].append(lanes + i * B)
-            active &= ~result.done
-            obs, reset = result.obs, result.done
+    envs = [Environment(task, batch_size=instances, base=base, complexity=c, seed=seed + 7919 * i,
+                        extra_curriculum=False) for i, c in enumerate(complexities)]
+    if canned is not None and len(canned):
+        env = Environment(task, batch_size=len(canned), base=base, seed=seed, extra_curriculum=False)
+        env.load(canned)
+        envs.append(env)
+    lanes_before = 0
+    for env in envs:
+        _record_episodes(model, env, D, rows, lanes_before)
+        lanes_before += env.batch
+    env = envs[0]
     cat = {k: np.concatenate(v) for k, v in rows.items()}
     total = len(cat["action"])
     # a lane's rows are in time order: its next row is the following one of the same lane
@@ -115,4 +103,30 @@ def record(controller, task, complexities, instances: int = 50, base: int = 10, 
     next_row[order[:-1][same]] = order[1:][same]
     return Recording(state=cat["state"].reshape(total, D), obs=cat["obs"].astype(np.int64),
                      action=cat["action"].astype(np.int64), symbol=cat["symbol"].astype(np.int64),
-                     next_row=next_row, first=cat["first"], task=name, base=int(base), n_moves=int(n_moves))
+                     next_row=next_row, first=cat["first"], task=env.task.name, base=int(base),
+                     n_moves=int(env.n_moves))
+
+
+def _record_episodes(model, env, D: int, rows: dict, lane_offset: int) -> None:
+    """Append to ``rows`` every step of the current episode of each lane of
+    ``env`` (numbered from ``lane_offset``), run greedily by ``model``."""
+    B, n_moves = env.batch, env.n_moves
+    state = model.initial_state(B)
+    obs, reset = env.observe(), np.ones(B, dtype=bool)
+    active = np.ones(B, dtype=bool)
+    while active.any():
+        flat = flatten_state(state)
+        entering = np.zeros((B, D), dtype=np.float32) if flat is None else flat * ~reset[:, None]
+        q, logp, state = model.infer(obs, state, reset)
+        actions, symbols = q.argmax(axis=1), logp.argmax(axis=1)
+        result = env.step(actions, symbols)
+        lanes = np.nonzero(active)[0]
+        rows["state"].append(entering[lanes].astype(np.float32))
+        rows["obs"].append(obs[lanes])
+        rows["action"].append(actions[lanes])
+        rows["symbol"].append(np.where(actions[lanes] >= n_moves, symbols[lanes], NO_WRITE))
+        rows["first"].append(reset[lanes])
+        rows["done"].append(result.done[lanes])
+        rows["lane"].append(lanes + lane_offset)
+        active &= ~result.done
+        obs, reset = result.obs, result.done
