@@ -161,6 +161,18 @@ def test_figure5_tests_each_final_model_and_a_rerun_reuses_runs_and_tests(tmp_pa
     assert "@100" in longer and len((tmp_path / "figure5.csv").read_text().splitlines()) == 1 + 2 * 3
 
 
+def test_figure5_says_where_the_enhanced_version_falls_below_the_standard_one():
+    def run(task, column, solved):
+        return dict(task=task, column=column, curve=[dict(complexity=k, solved=v) for k, v in zip((10, 100, 1000), solved)])
+
+    groups = {("copy", "full"): [run("copy", "full", (1, 1, 0.9))], ("copy", "classic"): [run("copy", "classic", (1, 0.5, 0.2))],
+              ("walk", "full"): [run("walk", "full", (1, 0.5, 0.0)), run("walk", "full", (1, 0.5, 0.2))],
+              ("walk", "classic"): [run("walk", "classic", (1, 0.8, 0.0))]}
+    text = figure5.comparison_text(groups, ["copy", "walk"], (10, 100, 1000))
+    assert "copy: enhanced above standard at 2 of 3 complexities, never below" in text
+    assert "walk: enhanced above standard at 1 of 3 complexities, below at 100 (0.50 < 0.80)" in text
+
+
 def row(**kw):
     return dict(dict(task="copy", column="classic", seed=0, budget=10_000_000, solved=True), **kw)
 
