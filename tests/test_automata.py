@@ -8,11 +8,13 @@ import pytest
 
 from tinyalgo.automata import MachineAgent, extract, fidelity
 from tinyalgo.automata.discretise import kmeans
+from tinyalgo.automata.experiment import study
 from tinyalgo.automata.extract import CORNER_DIGITS
 from tinyalgo.automata.draw import draw_machine
 from tinyalgo.automata.machine import Machine, MachineError, build_machine, load_machine
 from tinyalgo.automata.minimise import minimise, reduce_dont_care
 from tinyalgo.automata.record import Recording, record
+from tinyalgo.checkpoint import save_checkpoint
 from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
@@ -215,6 +217,20 @@ def test_extraction_records_the_corner_instances(reverse_extraction):
     corner_steps = sum(2 * (2 * d + 1) for d in CORNER_DIGITS)          # two corners a length, 2n + 1 steps each
     assert r["steps"] == plain["steps"] + corner_steps
     assert r["reduced"].info["corner_digits"] == list(CORNER_DIGITS) and plain["reduced"].info["corner_digits"] == []
+
+
+def test_study_tests_at_the_papers_lengths_and_on_the_corner_instances(tmp_path):
+    model = tmp_path / "reverse-hand" / "checkpoint.npz"
+    model.parent.mkdir()
+    save_checkpoint(model, reverse_controller(), dict(config=dict(task="reverse", base=10)))
+    res = study(str(model), str(tmp_path), lengths=(10, 40), instances=4, adversarial_digits=30,
+                record_instances=5, long_instances={40: (2, 3)}, log=lambda s: None)
+    assert [(a["length"], a["complexity"]) for a in res["accuracy"]] == [(10, 20), (40, 80)]   # reverse: factor 2
+    assert [(a["network_instances"], a["machine_instances"]) for a in res["accuracy"]] == [(4, 4), (2, 3)]
+    assert all(a["machine_solved"] == 1.0 == a["network_solved"] for a in res["accuracy"])
+    assert [a["instance"] for a in res["adversarial"]] == ["all maximal", "all zeros"]
+    assert all(a["machine"] and a["network"] and a["digits"] == 30 for a in res["adversarial"])
+    assert res["states"] == 2 and (tmp_path / "reverse-hand.png").stat().st_size > 1000
 
 
 def test_merging_recorded_alternatives_joins_over_split_states_and_refuses_clashes():

@@ -20,6 +20,7 @@ from tinyalgo.cli.args import int_at_least
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity, run_instances
 from tinyalgo.fileio import atomic_write_bytes, atomic_write_json
+from tinyalgo.tasks import make_task
 from tinyalgo.tasks.corners import corner_instances
 
 TASK_ORDER = ("copy", "reverse", "walk", "addition", "addition3", "multiplication")
@@ -39,7 +40,9 @@ def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instanc
     instances) are taken from the model's earlier results in ``out`` where
     they exist (the network does not change with the extraction).
     ``tests``: recorded paths per feedback group for the behaviour tags
-    (``extract``)."""
+    (``extract``).  ``lengths`` are the paper's lengths (digits; the
+    complexity is the length times the task's factor, tinyalgo/tasks);
+    ``long_instances`` {length: (network instances, machine instances)}."""
     name = os.path.basename(os.path.dirname(os.path.abspath(checkpoint)))
     earlier = os.path.join(out, f"{name}.results.json")
     earlier = json.load(open(earlier)) if reuse_network and os.path.exists(earlier) else {}
@@ -62,8 +65,10 @@ def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instanc
                drawing=drawing, fidelity=[fidelity(m, controller, c, instances, seed=1000 + c) for c in (100, 1000)],
                accuracy=[], adversarial=[])
     long_instances = long_instances or {}
-    for c in lengths:
-        n_net, n_mach = long_instances.get(c, (instances, instances))
+    factor = make_task(task, base).factor
+    for length in lengths:
+        c = length * factor
+        n_net, n_mach = long_instances.get(length, (instances, instances))
         t = time.perf_counter()
         agent = MachineAgent(m, controller)
         mach = evaluate_complexity(agent, task, c, n_mach, base, seed=2000 + c)
@@ -73,10 +78,10 @@ def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instanc
             n_net = known_net[c][1]
         else:
             net = evaluate_complexity(GreedyAgent(controller), task, c, n_net, base, seed=2000 + c) if n_net else None
-        row = dict(complexity=c, machine_solved=mach["solved"], machine_instances=n_mach, machine_fallbacks=agent.fallbacks,
+        row = dict(length=length, complexity=c, machine_solved=mach["solved"], machine_instances=n_mach, machine_fallbacks=agent.fallbacks,
                    machine_filled=agent.filled[:20], network_solved=None if net is None else net["solved"],
                    network_instances=n_net, machine_seconds=round(t_m, 1))
-        log(f"  {c:>6d}: machine {mach['solved']:.0%} of {n_mach} ({agent.fallbacks} fallbacks)"
+        log(f"  length {length:>6d} (complexity {c}): machine {mach['solved']:.0%} of {n_mach} ({agent.fallbacks} fallbacks)"
             + ("" if net is None else f", network {net['solved']:.0%} of {n_net}"))
         res["accuracy"].append(row)
     for label, inst in corner_instances(task, adversarial_digits, base).items():
@@ -91,7 +96,7 @@ def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instanc
 def table(results: list) -> str:
     """The markdown table of the results of ``study``."""
     head = ("| model | states raw / minimal / reduced | k | fidelity step / instance (100; 1000) |"
-            " network solved 100 / 1k / 20k / 100k | machine solved 100 / 1k / 20k / 100k | adversarial machine (network) |")
+            " network solved at length 100 / 1k / 20k / 100k | machine solved at length 100 / 1k / 20k / 100k | adversarial machine (network) |")
     lines = [head, "|" + "---|" * 7]
     key = lambda r: (TASK_ORDER.index(r["task"]) if r["task"] in TASK_ORDER else 9, r["model"])
     for r in sorted(results, key=key):
