@@ -8,7 +8,7 @@ import pytest
 
 from sweep_helpers import stopped_after_the_first_save, without_clock
 from tinyalgo.cli import main
-from tinyalgo.experiments import appendix, figure5
+from tinyalgo.experiments import appendix, figure5, table1_report
 from tinyalgo.experiments.table1 import Job, table1_jobs
 from tinyalgo.experiments.table1_report import parse_run_name, summarize_directory, table1_markdown
 from tinyalgo.qtraining import QTrainer
@@ -175,6 +175,19 @@ def test_figure5_says_where_the_enhanced_version_falls_below_the_standard_one():
 
 def row(**kw):
     return dict(dict(task="copy", column="classic", seed=0, budget=10_000_000, solved=True), **kw)
+
+
+def test_table1_states_the_papers_claims_over_the_tasks_every_column_has():
+    rows = ([row(column="classic", seed=s, solved=s < 1, chars_to_solve=100 if s < 1 else None) for s in range(3)]
+            + [row(column="dynamic", seed=s, solved=s < 2, chars_to_solve=300 + 2 * s) for s in range(3)]
+            + [row(task="walk", column="dynamic", seed=0, solved=True, chars_to_solve=7)]
+            + [row(column="classic-400", seed=s, solved=False) for s in range(3)])
+    claims = table1_report.claims_text(rows)
+    assert claims == ["The paper: each enhancement helps. Runs solved over copy: classic 1/3 (solved in a median of"
+                      " 100 chars); dynamic 2/3 (solved in a median of 301 chars).",
+                      "The paper: more units hurt plain Q-learning. Runs solved over copy: classic 1/3 (solved in a"
+                      " median of 100 chars); classic-400 0/3."]
+    assert claims[0] in table1_markdown(rows, 1)
 
 
 def test_table1_cells_beside_the_paper_with_seeds_budgets_and_failures():

@@ -198,6 +198,9 @@ def table1_markdown(rows, budget) -> str:
                       f" length L passed ``{flag('confirm_passes')}`` times in a row (a new test after each curriculum"
                       " advance), or the budget ran out; the re-tests are of its final model. The minutes to solve are"
                       " the paper's (length 100). \"-\": that task's runs stopped at the paper's solve."]
+    claims = claims_text(rows)
+    if claims:
+        lines += ["", *claims]
     notes = option_notes(rows)
     if notes:
         lines += ["", "Options that differ from their defaults (value: tasks):", "", *notes]
@@ -205,6 +208,34 @@ def table1_markdown(rows, budget) -> str:
               + "; ".join(f"{c} = " + ", ".join(f"{k} {_word(v)}" for k, v in TABLE1_COLUMNS[c].items())
                           for c in columns) + ". The paper: 10 runs per cell, 3 x 10^7 characters each."]
     return "\n".join(lines) + "\n"
+
+
+# The paper's claims on Table 1's columns: (the columns in order, what the paper says of each next one)
+CLAIMS = ((("classic", "dynamic", "dynamic-watkins", "full"), "each enhancement helps"),
+          (("classic", "classic-400", "classic-600"), "more units hurt plain Q-learning"),
+          (("classic", "gamma-0.99", "gamma-0.95"), "standard Q-learning fails on most tasks, whatever its constant discount"))
+
+
+def claims_text(rows) -> list:
+    """One line per claim of ``CLAIMS`` whose columns (two or more) are in ``rows``: the runs solved and
+    the median characters to solve (among the solved runs) per column, over the tasks every such column has."""
+    lines = []
+    for chain, claim in CLAIMS:
+        columns = [c for c in chain if any(r["column"] == c for r in rows)]
+        if len(columns) < 2:
+            continue
+        tasks = [t for t in TABLE1_ROWS if all(any(r["task"] == t and r["column"] == c for r in rows)
+                                                for c in columns)]
+        if not tasks:
+            continue
+        cells = []
+        for c in columns:
+            rs = [r for r in rows if r["column"] == c and r["task"] in tasks]
+            solved = sum(r["solved"] for r in rs)
+            chars = median([r["chars_to_solve"] for r in rs if r["solved"] and r.get("chars_to_solve")])
+            cells.append(f"{c} {solved}/{len(rs)}" + (f" (solved in a median of {chars:,.0f} chars)" if chars else ""))
+        lines.append(f"The paper: {claim}. Runs solved over {', '.join(tasks)}: " + "; ".join(cells) + ".")
+    return lines
 
 
 def option_notes(rows, exclude=()) -> list:
