@@ -183,9 +183,9 @@ def test_table1_states_the_papers_claims_over_the_tasks_every_column_has():
             + [row(task="walk", column="dynamic", seed=0, solved=True, chars_to_solve=7)]
             + [row(column="classic-400", seed=s, solved=False) for s in range(3)])
     claims = table1_report.claims_text(rows)
-    assert claims == ["The paper: each enhancement helps. Runs solved over copy: classic 1/3 (solved in a median of"
+    assert claims == ["- The paper: each enhancement helps. Runs solved over copy: classic 1/3 (solved in a median of"
                       " 100 chars); dynamic 2/3 (solved in a median of 301 chars).",
-                      "The paper: more units hurt plain Q-learning. Runs solved over copy: classic 1/3 (solved in a"
+                      "- The paper: more units hurt plain Q-learning. Runs solved over copy: classic 1/3 (solved in a"
                       " median of 100 chars); classic-400 0/3."]
     assert claims[0] in table1_markdown(rows, 1)
 

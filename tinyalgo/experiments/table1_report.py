@@ -234,7 +234,7 @@ def claims_text(rows) -> list:
             solved = sum(r["solved"] for r in rs)
             chars = median([r["chars_to_solve"] for r in rs if r["solved"] and r.get("chars_to_solve")])
             cells.append(f"{c} {solved}/{len(rs)}" + (f" (solved in a median of {chars:,.0f} chars)" if chars else ""))
-        lines.append(f"The paper: {claim}. Runs solved over {', '.join(tasks)}: " + "; ".join(cells) + ".")
+        lines.append(f"- The paper: {claim}. Runs solved over {', '.join(tasks)}: " + "; ".join(cells) + ".")
     return lines
 
 
