@@ -83,17 +83,19 @@ def record(controller, task, complexities, instances: int = 50, base: int = 10, 
     model = controller.frozen()
     D = state_size(controller)
     rows = dict(state=[], obs=[], action=[], symbol=[], lane=[], first=[], done=[])
-    envs = [Environment(task, batch_size=instances, base=base, complexity=c, seed=seed + 7919 * i,
-                        extra_curriculum=False) for i, c in enumerate(complexities)]
-    if canned is not None and len(canned):
-        env = Environment(task, batch_size=len(canned), base=base, seed=seed, extra_curriculum=False)
-        env.load(canned)
-        envs.append(env)
+    def environments():                       # one at a time: each holds its own pool of instances
+        for i, c in enumerate(complexities):
+            yield Environment(task, batch_size=instances, base=base, complexity=c, seed=seed + 7919 * i,
+                              extra_curriculum=False)
+        if canned is not None and len(canned):
+            env = Environment(task, batch_size=len(canned), base=base, seed=seed, extra_curriculum=False)
+            env.load(canned)
+            yield env
+
     lanes_before = 0
-    for env in envs:
+    for env in environments():
         _record_episodes(model, env, D, rows, lanes_before)
         lanes_before += env.batch
-    env = envs[0]
     cat = {k: np.concatenate(v) for k, v in rows.items()}
     total = len(cat["action"])
     # a lane's rows are in time order: its next row is the following one of the same lane
