@@ -10,7 +10,6 @@ import json
 import os
 import time
 
-
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.draw import draw_machine
 from tinyalgo.automata.extract import extract, fidelity

@@ -1,9 +1,10 @@
 """The whole extraction (``extract``) and its fidelity report (``fidelity``).
 
 ``extract`` records the controller on instances of the lengths it was
-trained on and on the task's corner instances of 1 to 12 digits (all zeros,
-all maximal digits, carry chains: tinyalgo/tasks/corners.py), chooses the number of clusters as the smallest that makes the
-recorded episodes replay exactly on the machine (doubling k from 1, then
+trained on and on the task's corner instances of 1 to 12 digits (all
+zeros, all maximal digits, carry chains: tinyalgo/tasks/corners.py),
+chooses the number of clusters as the smallest that makes the recorded
+episodes replay exactly on the machine (doubling k from 1, then
 bisecting); for each k it splits the clusters by one-step behaviour, builds
 the machine, minimises it, and reduces it with unseen transitions as "don't
 care".  ``fidelity`` runs the network greedily on held-out instances and
