@@ -3,6 +3,7 @@ ends with the rows of one never stopped, and a finished one trains nothing;
 the table puts each count in its cell and notes the options that differ from
 their defaults."""
 import shutil
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -33,6 +34,31 @@ def test_table1_sweep_through_an_executor(tmp_path):
     live = (tmp_path / "runs" / "copy-full-s0.log").read_text().splitlines()   # each run's progress as it went
     assert "validation solved" in live[0] and live[-1].startswith("length")
     assert (tmp_path / "runs" / "copy-full-s0" / "checkpoint.npz").exists()     # the final model, to evaluate
+
+
+def test_a_failing_summary_stops_the_sweep_instead_of_running_every_job_first():
+    started, gate = [], threading.Event()
+    jobs = table1_jobs(["copy"], ["full"], [0, 1, 2], 1_000, "")
+
+    def run(job):
+        started.append(job.name)
+        if len(started) > 1:                          # a second run would still be going when the first
+            gate.wait(10)                             # one's summary fails
+        return dict(task=job.task, column=job.column, seed=job.seed, solved=False, minutes=0.0, chars=0,
+                    minutes_to_solve=None, solved_fraction_100=None, solved_fraction_1000=None)
+
+    def summary(rows):
+        raise RuntimeError("the summary failed")
+
+    logged = []
+    pool = ThreadPoolExecutor(max_workers=1)
+    with pytest.raises(RuntimeError, match="the summary failed"):
+        run_sweep(jobs, executor=pool, log=logged.append, on_result=summary, run=run)
+    gate.set()
+    pool.shutdown(wait=True)
+    # the third cannot start before the second ends (one worker), which waits for the gate: cancelled
+    assert started[0] == "copy-full-s0" and "copy-full-s2" not in started
+    assert len(logged) == 1 and "copy-full-s0" in logged[0]   # the finished run is logged before the summary
 
 
 def test_a_stopped_sweep_resumes_to_the_same_rows(tmp_path, monkeypatch):

@@ -157,21 +157,27 @@ def run_sweep(jobs, executor: Executor = None, workers: int = 2, log=print, on_r
               run=run_table1_job) -> list:
     """Run ``jobs`` through ``executor`` (default: a process pool of ``workers``);
     ``on_result(rows so far)`` is called after each finished run.  ``run(job)``
-    (picklable) makes a job's row: a ``summarize_run`` row, possibly with more."""
+    (picklable) makes a job's row: a ``summarize_run`` row, possibly with more.
+    If a run or ``on_result`` fails, the runs not yet started are cancelled
+    and the error is raised (the finished runs are on disk: a rerun goes on)."""
     own = executor is None
     executor = executor or ProcessPoolExecutor(max_workers=workers)
-    results = []
+    results, futures = [], {}
     try:
         futures = {executor.submit(run, job): job for job in jobs}
         for future in as_completed(futures):
             row = future.result()
             results.append(row)
-            if on_result:
-                on_result(sorted(results, key=row_key))
             solved = f"solved @100 in {row['minutes_to_solve']:.1f} min" if row["solved"] else "not solved"
             log(f"{futures[future].name:>32s}: {solved} (run {row['minutes']:.1f}"
                 f" min, {row['chars']:,} chars); re-test 100: {row['solved_fraction_100']},"
                 f" 1000: {row['solved_fraction_1000']}")
+            if on_result:
+                on_result(sorted(results, key=row_key))
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        raise
     finally:
         if own:
             executor.shutdown()
