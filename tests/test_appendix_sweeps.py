@@ -170,7 +170,7 @@ def test_figure5_says_where_the_enhanced_version_falls_below_the_standard_one():
               ("walk", "classic"): [run("walk", "classic", (1, 0.8, 0.0))]}
     text = figure5.comparison_text(groups, ["copy", "walk"], (10, 100, 1000))
     assert "copy: enhanced above standard at 2 of 3 complexities, never below" in text
-    assert "walk: enhanced above standard at 1 of 3 complexities, below at 100 (0.50 < 0.80)" in text
+    assert "walk: enhanced above standard at 1 of 3 complexities, below at 100 (0.500 < 0.800)" in text
 
 
 def row(**kw):

@@ -113,7 +113,7 @@ def comparison_text(groups, tasks, complexities) -> str:
         pairs = [(k, a, b) for k, a, b in pairs if a is not None and b is not None]
         if not pairs:
             continue
-        below = [f"{k:,} ({a:.2f} < {b:.2f})" for k, a, b in pairs if a < b]
+        below = [f"{k:,} ({a:.3f} < {b:.3f})" for k, a, b in pairs if a < b]
         above = sum(a > b for _, a, b in pairs)
         verdict = "below at " + ", ".join(below) if below else "never below"
         parts.append(f"{t}: enhanced above standard at {above} of {len(pairs)} complexities, {verdict}")
