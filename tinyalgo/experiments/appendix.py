@@ -189,7 +189,7 @@ def appendix_b_markdown(rows, tasks=None, bases=BASES, budget=None) -> str:
     rows = table_rows("appendix-b", rows)
     tasks = [t for t in TABLE1_ROWS if t in (tasks or {r["task"] for r in rows})]
     first = {t: min(b for b in bases if valid(t, b)) for t in tasks}
-    findings = ["Median characters to solve in the smallest valid base against base 10 (above 1: the small"
+    findings = ["- Median characters to solve in the smallest valid base against base 10 (above 1: the small"
                 " vocabulary, a frequent but less reliable reward, is slower): "
                 + "; ".join(f"{t}, base {first[t]}: " + ratio_text(_cell_rows(rows, t, "base", first[t]),
                                                                    _cell_rows(rows, t, "base", 10), "base 10")
@@ -202,7 +202,7 @@ def appendix_c_markdown(rows, tasks=None, rewards=REWARDS, budget=None) -> str:
     """Appendix C's table: tasks x rewards, ours beside the paper's, cell by cell."""
     rows = table_rows("appendix-c", rows)
     tasks = [t for t in TABLE1_ROWS if t in (tasks or {r["task"] for r in rows})]
-    findings = [f"Median characters to solve with the {REWARD_NAMES[k]} against the 0/1 reward (above 1: slower): "
+    findings = [f"- Median characters to solve with the {REWARD_NAMES[k]} against the 0/1 reward (above 1: slower): "
                 + "; ".join(f"{t}: " + ratio_text(_cell_rows(rows, t, "reward", k),
                                                   _cell_rows(rows, t, "reward", "binary"), "0/1 reward")
                             for t in tasks) + "."
