@@ -9,6 +9,7 @@ import numpy as np
 from tinyalgo.automata.discretise import assign
 from tinyalgo.automata.machine import Machine
 from tinyalgo.automata.record import flatten_state, unflatten_state
+from tinyalgo.symbols import Vocabulary
 
 
 class MachineAgent:
@@ -95,7 +96,7 @@ class MachineAgent:
         action, symbol = q.argmax(axis=1), logp.argmax(axis=1)
         flat = flatten_state(new)
         clusters = np.zeros(n, dtype=np.int64) if flat is None else assign(flat, m.centroids)
-        n_moves, none = m.n_moves, m.base + 6
+        n_moves, none = m.n_moves, Vocabulary(m.base).NONE
         for i, (s, x) in enumerate(pairs):
             writes = action[i] >= n_moves
             if self.action[s, x] < 0:

@@ -23,6 +23,7 @@ from tinyalgo.automata.minimise import merge_alternatives, minimise, reduce_dont
 from tinyalgo.automata.record import record, state_size, unflatten_state
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent
+from tinyalgo.symbols import Vocabulary
 from tinyalgo.tasks import make_task
 from tinyalgo.tasks.corners import corner_batch
 
@@ -123,7 +124,7 @@ def behaviour_tags(rec, controller, depth: int = 1, tests: int = 16, seed: int =
     if depth < 1 or tests < 1:
         raise ValueError(f"behaviour tags need depth >= 1 and tests >= 1; got depth {depth}, tests {tests}")
     T, model = len(rec), controller.frozen()
-    none = rec.base + 6
+    none = Vocabulary(rec.base).NONE
     rng = np.random.default_rng(seed)
     fb_keys, fb_group = np.unique(rec.obs[:, 1:5], axis=0, return_inverse=True)
     fb_group = fb_group.reshape(-1)

@@ -26,6 +26,7 @@ import numpy as np
 
 from tinyalgo.automata.record import NO_WRITE, Recording
 from tinyalgo.fileio import atomic_write_json
+from tinyalgo.symbols import Vocabulary
 
 FORMAT = "tinyalgo-automaton"
 VERSION = 1
@@ -191,7 +192,7 @@ def build_machine(rec: Recording, labels: np.ndarray, centroids: np.ndarray) -> 
     if labels.shape != (T,):
         raise MachineError(f"labels must have one entry per recorded step ({T}); got shape {labels.shape}")
     raw_keys, row_state = raw_states(rec, labels)
-    S, V = len(raw_keys), int(rec.base) + 7            # the vocabulary: digits, 6 markers, none
+    S, V = len(raw_keys), Vocabulary(rec.base).size    # inputs: digits, the markers, none
     starts = np.unique(row_state[rec.first])
     if len(starts) != 1:
         raise MachineError(f"the recording's episodes start in {len(starts)} different states; expected one")

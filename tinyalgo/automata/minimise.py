@@ -89,7 +89,13 @@ def reduce_dont_care(m: Machine):
             if folded is not None:
                 action, symbol, nxt, parent = folded
                 break
-    roots = np.array([_find(parent, s) for s in range(S)])
+    return _merged(m, parent)
+
+
+def _merged(m: Machine, parent: np.ndarray):
+    """The quotient of ``m`` by the union-find forest ``parent`` (S,):
+    (machine, block (S,) of each state of ``m``)."""
+    roots = np.array([_find(parent, s) for s in range(m.n_states)])
     block = np.unique(roots, return_inverse=True)[1].reshape(-1)
     block = _renumber(block, m.start, m.next)
     return _quotient_tables(m, block), block
@@ -154,7 +160,4 @@ def merge_alternatives(m: Machine, pairs: np.ndarray):
             refused += 1
         else:
             action, symbol, nxt, parent = folded
-    roots = np.array([_find(parent, s) for s in range(S)])
-    block = np.unique(roots, return_inverse=True)[1].reshape(-1)
-    block = _renumber(block, m.start, m.next)
-    return _quotient_tables(m, block), block, refused
+    return _merged(m, parent) + (refused,)

@@ -14,8 +14,8 @@ import os
 from tinyalgo.automata.draw import draw_machine
 from tinyalgo.automata.extract import default_complexities, extract, fidelity
 from tinyalgo.cli.args import check_writable_folder, checkpoint_task, int_at_least, task_name
-from tinyalgo.tasks import TASKS
 from tinyalgo.fileio import atomic_write_json
+from tinyalgo.tasks import TASKS
 
 
 def cmd_automaton(args) -> int:
