@@ -59,19 +59,19 @@ def valid(task: str, base: int) -> bool:
     return base >= TASKS[task].min_base
 
 
-def _check_tasks(tasks) -> None:
+def _jobs(key, values, allowed, allowed_text, flag, tasks, seeds, budget, out_dir, options, keep) -> list:
+    """A Job per (task, value of ``key``, seed) for which ``keep(task, value)``, every name checked and every
+    run's options built before anything runs."""
     for task in tasks:
         if task not in TABLE1_ROWS:
             raise ValueError(f"unknown task {task!r}; allowed: {', '.join(TABLE1_ROWS)}")
-
-
-def _options(options, own: str, flag: str) -> dict:
-    if own in options:
-        raise ValueError(f"the {own} is set by each column of this table ({flag}); it cannot be an option of all runs")
-    return {**PROTOCOL, **options}
-
-
-def _checked(jobs) -> list:
+    for value in values:
+        if value not in allowed:
+            raise ValueError(f"unknown {key} {value!r}; allowed: {allowed_text}")
+    if key in options:
+        raise ValueError(f"the {key} is set by each column of this table ({flag}); it cannot be an option of all runs")
+    jobs = [Job(t, COLUMN, s, budget, out_dir, {**PROTOCOL, **options, key: v})
+            for s in seeds for v in values for t in tasks if keep(t, v)]
     for job in jobs:
         job.config()                 # a bad option stops the sweep here, not in a worker
     return jobs
@@ -80,24 +80,14 @@ def _checked(jobs) -> list:
 def appendix_b_jobs(tasks, bases, seeds, budget, out_dir="", **options) -> list:
     """A Job per (task, base, seed), the invalid task/base pairs left out; ``options``: QConfig options of
     every run (``confirm_length`` 0 unless given)."""
-    _check_tasks(tasks)
-    for base in bases:
-        if base not in BASES:
-            raise ValueError(f"unknown base {base!r}; allowed: {BASES[0]}..{BASES[-1]}")
-    options = _options(options, "base", "--bases")
-    return _checked([Job(t, COLUMN, s, budget, out_dir, {**options, "base": b})
-                     for s in seeds for b in bases for t in tasks if valid(t, b)])
+    return _jobs("base", bases, BASES, f"{BASES[0]}..{BASES[-1]}", "--bases", tasks, seeds, budget, out_dir,
+                 options, valid)
 
 
 def appendix_c_jobs(tasks, rewards, seeds, budget, out_dir="", **options) -> list:
     """A Job per (task, reward, seed); ``options`` as ``appendix_b_jobs``."""
-    _check_tasks(tasks)
-    for reward in rewards:
-        if reward not in REWARDS:
-            raise ValueError(f"unknown reward {reward!r}; allowed: {', '.join(REWARDS)}")
-    options = _options(options, "reward", "--rewards")
-    return _checked([Job(t, COLUMN, s, budget, out_dir, {**options, "reward": r})
-                     for s in seeds for r in rewards for t in tasks])
+    return _jobs("reward", rewards, REWARDS, ", ".join(REWARDS), "--rewards", tasks, seeds, budget, out_dir,
+                 options, lambda t, r: True)
 
 
 def failed_median(values):
