@@ -88,6 +88,20 @@ def test_the_median_counts_a_failed_run_as_slower_than_any_solved():
         appendix.appendix_c_markdown(faster)
 
 
+def test_appendix_b_compares_the_small_vocabulary_with_base_10_and_counts_solves_per_base():
+    rows = (fake([400_000, 400_000, None], base=2) + fake([100_000, 200_000, 300_000], base=4)
+            + fake([100_000, 200_000, 300_000], base=10) + fake([None, None, 100_000], base=3)
+            + [dict(r, task="walk") for r in fake([None, None, None], base=10) + fake([1_000, 5_000, None], base=4)])
+    text = appendix.appendix_b_markdown(rows, bases=[2, 3, 4, 10])
+    assert "against base 10 (above 1: the small vocabulary, a frequent but less reliable reward, is slower):" \
+           " copy, base 2: 2.00x; walk, base 2: -." in text
+    assert "- Runs that solved, all tasks: base 2 2/3, base 3 1/3, base 4 5/6, base 10 3/6." in text
+    assert "- Base with the fewest median characters to solve: copy: bases 4, 10; walk: base 4." in text
+    assert appendix.fastest(rows, "walk", [10]) == "every base failed"
+    assert appendix.fastest(rows, "walk", [2]) == "not run"
+    assert cells(text)["walk"]["base 10"] == "failed, 0/3 solved (paper 11.1)"
+
+
 def test_a_stopped_appendix_sweep_resumes_to_the_same_rows(tmp_path, monkeypatch):
     straight = run("appendix-c", tmp_path / "straight", ["binary", "continuous"], budget=6_000)
     with stopped_after_the_first_save(monkeypatch) as saves:

@@ -174,6 +174,17 @@ def _cell_rows(rows, task, key, value) -> list:
     return [r for r in rows if r["task"] == task and option_value(r, key) == value]
 
 
+def fastest(rows, task, bases) -> str:
+    """The base (or bases, tied) of ``task`` whose median characters to solve is least: "base 4", "bases 4, 7";
+    "every base failed" or "not run"."""
+    medians = {b: cell(rs)["chars"] for b in bases for rs in [_cell_rows(rows, task, "base", b)] if rs}
+    solved = {b: m for b, m in medians.items() if m is not None}
+    if not solved:
+        return "every base failed" if medians else "not run"
+    best = [b for b, m in solved.items() if m == min(solved.values())]
+    return ("base " if len(best) == 1 else "bases ") + ", ".join(map(str, best))
+
+
 def appendix_b_markdown(rows, tasks=None, bases=BASES, budget=None) -> str:
     """Appendix B's table: tasks x bases, ours beside the paper's, cell by cell."""
     rows = table_rows("appendix-b", rows)
@@ -183,7 +194,13 @@ def appendix_b_markdown(rows, tasks=None, bases=BASES, budget=None) -> str:
                 " vocabulary, a frequent but less reliable reward, is slower): "
                 + "; ".join(f"{t}, base {first[t]}: " + ratio_text(_cell_rows(rows, t, "base", first[t]),
                                                                    _cell_rows(rows, t, "base", 10), "base 10")
-                            for t in tasks) + "."]
+                            for t in tasks) + ".",
+                "- Runs that solved, all tasks: " + ", ".join(
+                    f"base {b} {sum(r['solved'] for r in rs)}/{len(rs)}"
+                    for b in bases for rs in [[r for r in rows if option_value(r, "base") == b and r["task"] in tasks]]
+                    if rs) + ".",
+                "- Base with the fewest median characters to solve: " + "; ".join(
+                    f"{t}: " + fastest(rows, t, [b for b in bases if valid(t, b)]) for t in tasks) + "."]
     return _markdown(rows, tasks, list(bases), "base", [f"base {b}" for b in bases], PAPER_APPENDIX_B,
                      lambda t, b: not valid(t, b), budget, findings)
 
