@@ -140,7 +140,9 @@ def test_bad_names_are_one_error_before_anything_runs(tmp_path, capsys):
     for argv, message in [(["appendix-b", "--bases", "3", "11"], "argument --bases: invalid choice: 11"),
                           (["appendix-c", "--rewards", "gold"], "argument --rewards: invalid choice: 'gold'"),
                           (["table1", "--columns", "standard"], "argument --columns: invalid choice: 'standard'"),
-                          (["figure5", "--tasks", "sort"], "argument --tasks: invalid choice: 'sort'")]:
+                          (["figure5", "--tasks", "sort"], "argument --tasks: invalid choice: 'sort'"),
+                          (["figure5", "--columns", "standard"], "argument --columns: invalid choice: 'standard'"),
+                          (["appendix-b", "--columns", "classic"], "--columns is not an option of appendix-b")]:
         assert exit_code(["experiment", *argv, "--budget", "100", "--out", str(out)]) == 2
         assert message in capsys.readouterr().err
     assert main(["experiment", "appendix-c", "--reward", "continuous", "--budget", "100", "--out", str(out)]) == 2
@@ -185,6 +187,23 @@ def test_figure5_says_where_the_enhanced_version_falls_below_the_standard_one():
     text = figure5.comparison_text(groups, ["copy", "walk"], (10, 100, 1000))
     assert "copy: enhanced above standard at 2 of 3 complexities, never below" in text
     assert "walk: enhanced above standard at 1 of 3 complexities, below at 100 (0.500 < 0.800)" in text
+
+
+def test_figure5_draws_any_table1_columns_and_compares_only_the_papers_two():
+    def run(column, seed, solved):
+        return dict(task="addition", column=column, seed=seed, budget=10_000_000, solved=True,
+                    curve=[dict(complexity=k, instances=50, solved=v) for k, v in zip((10, 1000), solved)])
+
+    rows = [run("full", 0, (1, 0.4)), run("dynamic", 0, (1, 0.9)), run("classic", 0, (1, 0.7))]
+    text = figure5.figure5_markdown(rows)
+    lines = [line.split("|")[2].strip() for line in text.splitlines() if line.startswith("| addition")]
+    assert lines == ["classic", "dynamic", "full"]                    # Table 1's order
+    assert "addition: enhanced above standard at 0 of 2 complexities, below at 1,000 (0.400 < 0.700)" in text
+    assert "dynamic = units 200, discount dynamic, q one-step, penalty off" in text
+    assert "Enhanced against standard" not in figure5.figure5_markdown(rows[:2])    # no classic: no claim
+    drawn = figure5.series(["classic", "dynamic", "dynamic-watkins", "full"])
+    assert [s[0] for s in drawn] == ["classic", "dynamic", "dynamic-watkins", "full"]
+    assert len({s[1] for s in drawn}) == 4 and drawn[0][3] == "standard Q-learning (classic)"
 
 
 def row(**kw):

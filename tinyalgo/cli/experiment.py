@@ -36,7 +36,7 @@ MERGE_COLUMNS = ("task", "controller", "seed", "complexity", "solved", "char_acc
 DEFAULTS = dict(columns=["full"], controllers=list(figure3.CONTROLLERS), complexities=list(figure3.COMPLEXITIES),
                 instances=50, seeds=10, first_seed=0, workers=2, bases=list(appendix.BASES), rewards=list(REWARDS))
 # the options of figure5 and the appendix tables among those of table1 and figure3 (the sweep options: all)
-USED = {"figure5": ("complexities", "instances"), "appendix-b": ("bases", "summarize"),
+USED = {"figure5": ("columns", "complexities", "instances"), "appendix-b": ("bases", "summarize"),
         "appendix-c": ("rewards", "summarize")}
 
 
@@ -75,6 +75,8 @@ def check_options(args) -> None:
     else:
         refuse_given(args, ["columns", "summarize", "bases", "rewards", *sweep_options(QConfig)],
                      "is an option of table1; figure3 does not use it")
+    if args.name == "figure5" and args.columns is None:
+        args.columns = list(figure5.COLUMNS)
     for name, value in DEFAULTS.items():
         if getattr(args, name) is None:
             setattr(args, name, value)
@@ -144,7 +146,8 @@ def register(sub) -> None:
     ex.add_argument("--tasks", nargs="+", choices=list(TABLE1_ROWS), default=None, metavar="TASK",
                     help=f"tasks to run: {', '.join(TABLE1_ROWS)} (default: all six)")
     ex.add_argument("--columns", nargs="+", choices=list(TABLE1_COLUMNS), default=None, metavar="COLUMN",
-                    help=f"table1: the Q-learning variants: {', '.join(TABLE1_COLUMNS)} (default full)")
+                    help=f"table1 and figure5: the Q-learning variants: {', '.join(TABLE1_COLUMNS)} (default: full;"
+                         f" figure5: {' '.join(figure5.COLUMNS)}, the paper's standard and enhanced)")
     ex.add_argument("--controllers", nargs="+", choices=figure3.CONTROLLERS, default=None, metavar="CORE",
                     help="figure3: controller cores: ff, gru, lstm (default all three)")
     ex.add_argument("--bases", nargs="+", type=int, choices=appendix.BASES, default=None, metavar="BASE",

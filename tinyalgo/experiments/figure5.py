@@ -2,7 +2,8 @@
 completely) against complexity, from 10 to 20,000, for standard Q-learning
 (Table 1's "classic" column: one-step Q, constant discount 1, no penalty) and
 the enhanced version ("full": dynamic discount, Watkins Q(lambda), the
-penalty), per task, over the runs' seeds (paper section 6.4).
+penalty), per task, over the runs' seeds (paper section 6.4).  ``--columns`` draws any
+of Table 1's columns the same way, e.g. the ablations between the two.
 
     tinyalgo experiment figure5 --seeds 10 --budget 10000000
 
@@ -24,22 +25,24 @@ from tinyalgo.checkpoint import load_checkpoint
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 from tinyalgo.experiments.figure3 import COMPLEXITIES, plot_accuracy
 from tinyalgo.experiments.table1 import run_sweep, run_table1_job, table1_jobs
-from tinyalgo.experiments.table1_report import (TABLE1_ROWS, common_runs, option_notes, results_csv, runs_note,
-                                                runs_text)
+from tinyalgo.experiments.table1_report import (TABLE1_COLUMNS, TABLE1_ROWS, columns_text, common_runs,
+                                                option_notes, results_csv, runs_note, runs_text)
 from tinyalgo.fileio import atomic_write_bytes, atomic_write_json
 from tinyalgo.qconfig import QConfig
 from tinyalgo.rundir import checkpoint_path
 
-COLUMNS = ("classic", "full")
-SERIES = [("classic", "tab:blue", dict(ls="--", lw=2.5), "standard Q-learning (classic)"),
-          ("full", "tab:red", dict(ls="-", lw=2), "enhanced (full)")]
+COLUMNS = ("classic", "full")                  # the paper's figure: standard against enhanced
+STANDARD, ENHANCED = COLUMNS
+LABELS = {STANDARD: "standard Q-learning (classic)", ENHANCED: "enhanced (full)"}
+STYLES = {STANDARD: ("tab:blue", dict(ls="--", lw=2.5)), ENHANCED: ("tab:red", dict(ls="-", lw=2))}
+OTHER_COLORS = ("tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:olive", "tab:cyan")
 RESULTS = "figure5.json"
 DEFAULT_OUT = os.path.join("figures", "figure5")      # the command's --out unless given
 
 
 def figure5_jobs(tasks, seeds, budget, out_dir, columns=COLUMNS, **options) -> list:
-    """The Table 1 jobs of the figure (``columns``: classic and full); ``out_dir`` is needed (the models
-    are tested from their saved checkpoints)."""
+    """The Table 1 jobs of the figure (``columns``: Table 1's columns, the paper's classic and full by
+    default); ``out_dir`` is needed (the models are tested from their saved checkpoints)."""
     if not out_dir:
         raise ValueError("Figure 5 needs an output directory: its runs' final models are tested from there")
     return table1_jobs(tasks, columns, seeds, budget, out_dir, **options)
@@ -104,12 +107,21 @@ def mean_solved(runs, complexity):
     return float(np.mean(acc)) if acc else None
 
 
+def series(columns) -> list:
+    """``plot_accuracy``'s (column, color, style, label) for ``columns``: the paper's two as it draws them,
+    any other column in a colour of its own."""
+    others = iter(OTHER_COLORS)
+    return [(c, *STYLES.get(c, (next(others), dict(ls="-", lw=1.5))), LABELS.get(c, c)) for c in columns]
+
+
 def comparison_text(groups, tasks, complexities) -> str:
     """The paper's claim of Figure 5, checked per task: is the enhanced version's mean at least the
-    standard one's at every complexity?  ``groups``: {(task, column): runs}."""
+    standard one's at every complexity?  ``groups``: {(task, column): runs}; "" without both columns."""
     parts = []
     for t in tasks:
-        pairs = [(k, mean_solved(groups[t, "full"], k), mean_solved(groups[t, "classic"], k)) for k in complexities]
+        if not groups.get((t, ENHANCED)) or not groups.get((t, STANDARD)):
+            continue
+        pairs = [(k, mean_solved(groups[t, ENHANCED], k), mean_solved(groups[t, STANDARD], k)) for k in complexities]
         pairs = [(k, a, b) for k, a, b in pairs if a is not None and b is not None]
         if not pairs:
             continue
@@ -121,10 +133,16 @@ def comparison_text(groups, tasks, complexities) -> str:
             + "; ".join(parts) + ".") if parts else ""
 
 
+def present_columns(rows) -> list:
+    """The columns of ``rows`` in Table 1's order."""
+    return [c for c in TABLE1_COLUMNS if any(r["column"] == c for r in rows)]
+
+
 def figure5_markdown(rows) -> str:
     """The mean fraction solved per task, column and complexity, with each cell's seeds and budget."""
     tasks = [t for t in TABLE1_ROWS if any(r["task"] == t for r in rows)]
-    groups = {(t, c): [r for r in rows if r["task"] == t and r["column"] == c] for t in tasks for c in COLUMNS}
+    columns = present_columns(rows)
+    groups = {(t, c): [r for r in rows if r["task"] == t and r["column"] == c] for t in tasks for c in columns}
     common = common_runs(groups.values())
     complexities = sorted({p["complexity"] for r in rows for p in r["curve"]})
     head = ["task", "Q-learning", "solved @100 in training", *[f"@{c:,}" for c in complexities]]
@@ -147,8 +165,8 @@ def figure5_markdown(rows) -> str:
                   " instances of complexity N the run's final model solves completely (greedy actions). A run"
                   " that did not solve in training is tested as it ended (it counts, as a failed run).",
               "", runs_note(common), "",
-              "classic: one-step Q, constant discount 1, no penalty; full: dynamic discount, Watkins Q(lambda),"
-              " the penalty (paper section 6). The paper: 10 runs, 3 x 10^7 characters each."]
+              columns_text(columns) + " The paper (section 6): standard (classic) against enhanced (full) only,"
+              " 10 runs, 3 x 10^7 characters each."]
     notes = option_notes(rows)
     if notes:
         lines += ["", "Options that differ from their defaults (value: tasks):", "", *notes]
@@ -159,7 +177,7 @@ def write_figure5(rows, out_dir, command: str) -> str:
     """``figure5.csv`` (a row per run and complexity), ``figure5.png`` and ``figure5.md``; the table's text."""
     points = curve_rows(rows)
     atomic_write_bytes(os.path.join(out_dir, "figure5.csv"), results_csv(points).encode())
-    plot_accuracy(points, os.path.join(out_dir, "figure5.png"), "column", SERIES,
+    plot_accuracy(points, os.path.join(out_dir, "figure5.png"), "column", series(present_columns(rows)),
                   "Q-learning (paper Fig. 5): accuracy against test complexity, standard against enhanced")
     text = f"# Figure 5, reproduced\n\nCommand: `{command}`\n\n" + figure5_markdown(rows)
     atomic_write_bytes(os.path.join(out_dir, "figure5.md"), text.encode())
@@ -167,12 +185,12 @@ def write_figure5(rows, out_dir, command: str) -> str:
 
 
 def run_figure5(tasks, seeds, budget, out_dir, options, command, complexities=COMPLEXITIES, instances=50,
-                workers=2, executor=None, log=print) -> str:
+                workers=2, executor=None, log=print, columns=COLUMNS) -> str:
     """Train (or reuse) the runs, test them, write the figure; the table's text."""
     for c in complexities:
         if c < 1:
             raise ValueError(f"complexities must be at least 1; got {c}")
-    jobs = figure5_jobs(tasks, seeds, budget, out_dir, **options)         # bad names stop here, before any run
+    jobs = figure5_jobs(tasks, seeds, budget, out_dir, columns, **options)         # bad names stop here, before any run
     log(f"Figure 5: {len(jobs)} runs, {workers} worker processes -> {out_dir}"
         f" (each run's progress: {out_dir}/runs/<name>.log; rerun the same command to continue)")
     run = functools.partial(run_figure5_job, complexities=tuple(complexities), instances=instances)
@@ -186,5 +204,5 @@ def command(args, command_line, options) -> int:
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     print(run_figure5(args.tasks or list(TABLE1_ROWS), seeds, args.budget or QConfig.budget,
                       args.out or DEFAULT_OUT, options, command_line, args.complexities, args.instances,
-                      args.workers))
+                      args.workers, columns=args.columns))
     return 0

@@ -204,10 +204,14 @@ def table1_markdown(rows, budget) -> str:
     notes = option_notes(rows)
     if notes:
         lines += ["", "Options that differ from their defaults (value: tasks):", "", *notes]
-    lines += ["", runs_note(common), "", "Columns: "
-              + "; ".join(f"{c} = " + ", ".join(f"{k} {_word(v)}" for k, v in TABLE1_COLUMNS[c].items())
-                          for c in columns) + ". The paper: 10 runs per cell, 3 x 10^7 characters each."]
+    lines += ["", runs_note(common), "", columns_text(columns) + " The paper: 10 runs per cell, 3 x 10^7 characters each."]
     return "\n".join(lines) + "\n"
+
+
+def columns_text(columns) -> str:
+    """"Columns: classic = units 200, discount 1, q one-step, penalty no; ..." for ``columns``."""
+    return "Columns: " + "; ".join(f"{c} = " + ", ".join(f"{k} {_word(v)}" for k, v in TABLE1_COLUMNS[c].items())
+                                   for c in columns) + "."
 
 
 # The paper's claims on Table 1's columns: (the columns in order, what the paper says of each next one)
