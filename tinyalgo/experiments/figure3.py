@@ -75,7 +75,9 @@ def plot_accuracy(rows, path, key, series, title) -> None:
     import matplotlib.pyplot as plt
 
     tasks = [t for t in TASKS if any(r["task"] == t for r in rows)]
-    fig, axes = plt.subplots(2, 3, figsize=(13, 7), sharey=True)
+    ncols = min(3, len(tasks))
+    nrows = -(-len(tasks) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(1 + 4 * ncols, 0.5 + 3.25 * nrows), sharey=True, squeeze=False)
     for ax, task in zip(axes.ravel(), tasks):
         for value, color, style, label in series:
             rs = [r for r in rows if r["task"] == task and r[key] == value]
@@ -96,8 +98,8 @@ def plot_accuracy(rows, path, key, series, title) -> None:
         ax.grid(alpha=0.3)
     for ax in axes.ravel()[len(tasks):]:
         ax.set_visible(False)
-    axes[0, 0].set_ylabel("instances solved")
-    axes[1, 0].set_ylabel("instances solved")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("instances solved")
     axes[0, 0].legend(loc="lower left", fontsize=8)
     fig.suptitle(title)
     fig.tight_layout()

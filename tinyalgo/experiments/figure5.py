@@ -177,8 +177,10 @@ def write_figure5(rows, out_dir, command: str) -> str:
     """``figure5.csv`` (a row per run and complexity), ``figure5.png`` and ``figure5.md``; the table's text."""
     points = curve_rows(rows)
     atomic_write_bytes(os.path.join(out_dir, "figure5.csv"), results_csv(points).encode())
-    plot_accuracy(points, os.path.join(out_dir, "figure5.png"), "column", series(present_columns(rows)),
-                  "Q-learning (paper Fig. 5): accuracy against test complexity, standard against enhanced")
+    columns = present_columns(rows)
+    plot_accuracy(points, os.path.join(out_dir, "figure5.png"), "column", series(columns),
+                  "Q-learning (paper Fig. 5): accuracy against test complexity, "
+                  + ("standard against enhanced" if set(columns) <= set(COLUMNS) else "Table 1's columns"))
     text = f"# Figure 5, reproduced\n\nCommand: `{command}`\n\n" + figure5_markdown(rows)
     atomic_write_bytes(os.path.join(out_dir, "figure5.md"), text.encode())
     return text
