@@ -1,0 +1,78 @@
+"""How far apart the greedy action's Q-value and the next best one are, for the
+final models of figures/figure5_ablations (addition), on fresh instances:
+the margin q1 - q2 relative to q1, at every step of each instance's first
+run.  Small relative margins are decisions a little drift in the state can
+flip, which is what ends long instances.
+
+    python figures/figure5_ablations/q_margins.py [--complexity 1000] [--instances 20]
+
+Reads runs/<name>/checkpoint.npz (the runs' final models, not committed: run
+the figure5 command of figures/README.md first); writes q_margins.csv here.
+"""
+import argparse
+import csv
+import os
+
+import tinyalgo  # noqa: F401  (before NumPy: one BLAS thread)
+import numpy as np
+
+from tinyalgo.checkpoint import load_checkpoint
+from tinyalgo.evaluation import GreedyAgent, fresh_environment, run_instances
+from tinyalgo.rundir import checkpoint_path
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+COLUMNS = ("classic", "gamma-0.99", "gamma-0.95", "dynamic", "dynamic-watkins", "full")
+
+
+class MarginAgent(GreedyAgent):
+    """The greedy agent, keeping (q1 - q2) / |q1| of every lane still in its first instance."""
+
+    def start(self, batch):
+        super().start(batch)
+        self.first, self.margins, self.time = np.ones(batch, dtype=bool), [], 0
+
+    def act(self, env, obs, reset):
+        actions, symbols = super().act(env, obs, reset)
+        if self.time:
+            self.first &= ~reset
+        top2 = np.sort(self.q, axis=1)[:, -2:]
+        self.margins.append(((top2[:, 1] - top2[:, 0]) / np.abs(top2[:, 1]))[self.first])
+        self.time += 1
+        return actions, symbols
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--complexity", type=int, default=1000)
+    parser.add_argument("--instances", type=int, default=20)
+    parser.add_argument("--seeds", type=int, default=5)
+    args = parser.parse_args()
+    rows = []
+    for column in COLUMNS:
+        for seed in range(args.seeds):
+            name = f"addition-{column}-s{seed}"
+            controller, _ = load_checkpoint(checkpoint_path(os.path.join(HERE, "runs", name)))
+            agent = MarginAgent(controller)
+            env = fresh_environment("addition", args.complexity, args.instances, seed=7 + seed)
+            run = run_instances(agent, env)
+            m = np.concatenate(agent.margins)
+            rows.append(dict(column=column, seed=seed, complexity=args.complexity, instances=args.instances,
+                             solved=float(run["solved"].mean()), steps=len(m),
+                             median=float(np.median(m)), p1=float(np.quantile(m, 0.01)),
+                             p01=float(np.quantile(m, 0.001)), below_1pct=float((m < 0.01).mean())))
+            r = rows[-1]
+            print(f"{name:>28}: solved {r['solved']:.2f}, relative margin median {r['median']:.3f},"
+                  f" 1st percentile {r['p1']:.4f}, 0.1th {r['p01']:.5f}, steps under 1%: {r['below_1pct']:.4f}")
+    with open(os.path.join(HERE, "q_margins.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    for column in COLUMNS:
+        rs = [r for r in rows if r["column"] == column]
+        print(f"{column:>16}: median of the runs' median margins {np.median([r['median'] for r in rs]):.3f},"
+              f" of their 1st percentiles {np.median([r['p1'] for r in rs]):.4f},"
+              f" steps under 1 %: {np.mean([r['below_1pct'] for r in rs]):.4f}")
+
+
+if __name__ == "__main__":
+    main()
