@@ -95,7 +95,11 @@ def test_appendix_b_compares_the_small_vocabulary_with_base_10_and_counts_solves
     text = appendix.appendix_b_markdown(rows, bases=[2, 3, 4, 10])
     assert "against base 10 (above 1: the small vocabulary, a frequent but less reliable reward, is slower):" \
            " copy, base 2: 2.00x; walk, base 2: -." in text
-    assert "- Runs that solved, all tasks: base 2 2/3, base 3 1/3, base 4 5/6, base 10 3/6." in text
+    assert "- Runs that solved, over the tasks valid in every base (copy, walk): base 2 2/3, base 3 1/3, base 4 5/6," \
+           " base 10 3/6." in text
+    mult = [dict(r, task="multiplication") for r in fake([100_000], base=3)]
+    assert "in every base (copy, walk): base 2 2/3, base 3 1/3," in appendix.appendix_b_markdown(rows + mult,
+                                                                                             bases=[2, 3, 4, 10])
     assert "- Base with the fewest median characters to solve: copy: bases 4, 10; walk: base 4." in text
     assert appendix.fastest(rows, "walk", [10]) == "every base failed"
     assert appendix.fastest(rows, "walk", [2]) == "not run"

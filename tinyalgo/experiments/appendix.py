@@ -190,15 +190,16 @@ def appendix_b_markdown(rows, tasks=None, bases=BASES, budget=None) -> str:
     rows = table_rows("appendix-b", rows)
     tasks = [t for t in TABLE1_ROWS if t in (tasks or {r["task"] for r in rows})]
     first = {t: min(b for b in bases if valid(t, b)) for t in tasks}
+    everywhere = [t for t in tasks if all(valid(t, b) for b in bases)]
     findings = ["- Median characters to solve in the smallest valid base against base 10 (above 1: the small"
                 " vocabulary, a frequent but less reliable reward, is slower): "
                 + "; ".join(f"{t}, base {first[t]}: " + ratio_text(_cell_rows(rows, t, "base", first[t]),
                                                                    _cell_rows(rows, t, "base", 10), "base 10")
                             for t in tasks) + ".",
-                "- Runs that solved, all tasks: " + ", ".join(
+                f"- Runs that solved, over the tasks valid in every base ({', '.join(everywhere)}): " + ", ".join(
                     f"base {b} {sum(r['solved'] for r in rs)}/{len(rs)}"
-                    for b in bases for rs in [[r for r in rows if option_value(r, "base") == b and r["task"] in tasks]]
-                    if rs) + ".",
+                    for b in bases for rs in [[r for r in rows if option_value(r, "base") == b
+                                               and r["task"] in everywhere]] if rs) + ".",
                 "- Base with the fewest median characters to solve: " + "; ".join(
                     f"{t}: " + fastest(rows, t, [b for b in bases if valid(t, b)]) for t in tasks) + "."]
     return _markdown(rows, tasks, list(bases), "base", [f"base {b}" for b in bases], PAPER_APPENDIX_B,
