@@ -9,7 +9,7 @@
 set -eu
 # OpenBLAS picks its own kernels (AVX-512 on the AMD machine of benchmarks/README.md, where the environment pins
 # the Haswell ones): GRU products about 1.45 x faster.  Ablations, Figure 5, Appendix C and Appendix B's
-# runs to seed 1 in base 5 ran with the pin.
+# runs of seed 0 and of seed 1 to base 6 ran with the pin (the sweep restarted without it on 2026-11-24).
 unset OPENBLAS_CORETYPE
 ablations="classic gamma-0.99 gamma-0.95 dynamic dynamic-watkins"
 run() { echo "== $(date -u +%FT%TZ) tinyalgo $*"; python -m tinyalgo "$@"; }
