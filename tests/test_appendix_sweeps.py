@@ -100,9 +100,14 @@ def test_appendix_b_compares_the_small_vocabulary_with_base_10_and_counts_solves
     mult = [dict(r, task="multiplication") for r in fake([100_000], base=3)]
     assert "in every base (copy, walk): base 2 2/3, base 3 1/3," in appendix.appendix_b_markdown(rows + mult,
                                                                                              bases=[2, 3, 4, 10])
-    assert "- Base with the fewest median characters to solve: copy: bases 4, 10; walk: base 4." in text
+    assert "- Base with the fewest median characters to solve: copy: bases 4 (3/3 solved), 10 (3/3 solved);" \
+           " walk: base 4 (2/3 solved)." in text
     assert appendix.fastest(rows, "walk", [10]) == "every base failed"
     assert appendix.fastest(rows, "walk", [2]) == "not run"
+    assert appendix.fastest(rows, "copy", [3, 2]) == "base 2 (2/3 solved)"          # a failed base beside it
+    only_arithmetic = [dict(r, task="multiplication") for r in fake([100_000], base=3)]
+    arithmetic = appendix.appendix_b_markdown(only_arithmetic, bases=[2, 3])    # no task valid in base 2
+    assert "tasks valid in every base" not in arithmetic and "multiplication: base 3 (1/1 solved)" in arithmetic
     assert cells(text)["walk"]["base 10"] == "failed, 0/3 solved (paper 11.1)"
 
 
@@ -206,8 +211,25 @@ def test_figure5_draws_any_table1_columns_and_compares_only_the_papers_two():
     assert "dynamic = units 200, discount dynamic, q one-step, penalty off" in text
     assert "Enhanced against standard" not in figure5.figure5_markdown(rows[:2])    # no classic: no claim
     drawn = figure5.series(["classic", "dynamic", "dynamic-watkins", "full"])
-    assert [s[0] for s in drawn] == ["classic", "dynamic", "dynamic-watkins", "full"]
-    assert len({s[1] for s in drawn}) == 4 and drawn[0][3] == "standard Q-learning (classic)"
+    assert [s[:2] for s in drawn] == [("classic", "tab:blue"), ("dynamic", figure5.OTHER_COLORS[0]),
+                                      ("dynamic-watkins", figure5.OTHER_COLORS[1]), ("full", "tab:red")]
+    assert drawn[0][3] == "standard Q-learning (classic)"
+    every = figure5.series(list(table1_report.TABLE1_COLUMNS))                 # all eight columns
+    assert len(every) == 8 and len({s[1] for s in every}) == 8
+    lone = figure5.figure5_markdown(rows[1:2])
+    assert "\n\n\n" not in lone and "| addition (GRU) | dynamic |" in lone
+
+
+def test_figure5_defaults_to_the_papers_two_columns_and_a_name_given_twice_is_one_run(tmp_path, monkeypatch):
+    seen = {}
+    monkeypatch.setattr(figure5, "run_figure5", lambda *a, **kw: seen.update(kw) or "table")
+    assert main(["experiment", "figure5", "--budget", "100", "--out", str(tmp_path)]) == 0
+    assert seen["columns"] == ["classic", "full"]
+    assert main(["experiment", "figure5", "--columns", "dynamic", "--budget", "100", "--out", str(tmp_path)]) == 0
+    assert seen["columns"] == ["dynamic"]
+    jobs = figure5.figure5_jobs(["copy", "copy"], [0, 0], 1000, str(tmp_path), columns=("full", "full", "classic"))
+    assert [j.name for j in jobs] == ["copy-full-s0", "copy-classic-s0"]
+    assert len(appendix.appendix_b_jobs(["copy"], [3, 3], [1, 1], 1000)) == 1
 
 
 def row(**kw):

@@ -70,6 +70,7 @@ def _jobs(key, values, allowed, allowed_text, flag, tasks, seeds, budget, out_di
             raise ValueError(f"unknown {key} {value!r}; allowed: {allowed_text}")
     if key in options:
         raise ValueError(f"the {key} is set by each column of this table ({flag}); it cannot be an option of all runs")
+    values, tasks, seeds = (list(dict.fromkeys(x)) for x in (values, tasks, seeds))   # one run per name
     jobs = [Job(t, COLUMN, s, budget, out_dir, {**PROTOCOL, **options, key: v})
             for s in seeds for v in values for t in tasks if keep(t, v)]
     for job in jobs:
@@ -175,14 +176,15 @@ def _cell_rows(rows, task, key, value) -> list:
 
 
 def fastest(rows, task, bases) -> str:
-    """The base (or bases, tied) of ``task`` whose median characters to solve is least: "base 4", "bases 4, 7";
-    "every base failed" or "not run"."""
-    medians = {b: cell(rs)["chars"] for b in bases for rs in [_cell_rows(rows, task, "base", b)] if rs}
-    solved = {b: m for b, m in medians.items() if m is not None}
+    """The base (or bases, tied) of ``task`` whose median characters to solve is least, with its runs solved:
+    "base 4 (4/5 solved)", "bases 4 (5/5 solved), 7 (5/5 solved)"; "every base failed" or "not run"."""
+    cells = {b: cell(rs) for b in bases for rs in [_cell_rows(rows, task, "base", b)] if rs}
+    solved = {b: c["chars"] for b, c in cells.items() if c["chars"] is not None}
     if not solved:
-        return "every base failed" if medians else "not run"
+        return "every base failed" if cells else "not run"
     best = [b for b, m in solved.items() if m == min(solved.values())]
-    return ("base " if len(best) == 1 else "bases ") + ", ".join(map(str, best))
+    return ("base " if len(best) == 1 else "bases ") + ", ".join(
+        f"{b} ({cells[b]['solved']}/{cells[b]['runs']} solved)" for b in best)
 
 
 def appendix_b_markdown(rows, tasks=None, bases=BASES, budget=None) -> str:
@@ -196,10 +198,10 @@ def appendix_b_markdown(rows, tasks=None, bases=BASES, budget=None) -> str:
                 + "; ".join(f"{t}, base {first[t]}: " + ratio_text(_cell_rows(rows, t, "base", first[t]),
                                                                    _cell_rows(rows, t, "base", 10), "base 10")
                             for t in tasks) + ".",
-                f"- Runs that solved, over the tasks valid in every base ({', '.join(everywhere)}): " + ", ".join(
+                *([f"- Runs that solved, over the tasks valid in every base ({', '.join(everywhere)}): " + ", ".join(
                     f"base {b} {sum(r['solved'] for r in rs)}/{len(rs)}"
                     for b in bases for rs in [[r for r in rows if option_value(r, "base") == b
-                                               and r["task"] in everywhere]] if rs) + ".",
+                                               and r["task"] in everywhere]] if rs) + "."] if everywhere else []),
                 "- Base with the fewest median characters to solve: " + "; ".join(
                     f"{t}: " + fastest(rows, t, [b for b in bases if valid(t, b)]) for t in tasks) + "."]
     return _markdown(rows, tasks, list(bases), "base", [f"base {b}" for b in bases], PAPER_APPENDIX_B,

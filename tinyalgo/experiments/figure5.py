@@ -111,7 +111,8 @@ def series(columns) -> list:
     """``plot_accuracy``'s (column, color, style, label) for ``columns``: the paper's two as it draws them,
     any other column in a colour of its own."""
     others = iter(OTHER_COLORS)
-    return [(c, *STYLES.get(c, (next(others), dict(ls="-", lw=1.5))), LABELS.get(c, c)) for c in columns]
+    return [(c, *(STYLES[c] if c in STYLES else (next(others), dict(ls="-", lw=1.5))), LABELS.get(c, c))
+            for c in columns]
 
 
 def comparison_text(groups, tasks, complexities) -> str:
@@ -160,7 +161,8 @@ def figure5_markdown(rows) -> str:
             cells.append(runs_text(rs))
         lines.append("| " + " | ".join(cells) + " |")
     instances = sorted({p["instances"] for r in rows for p in r["curve"]})
-    lines += ["", comparison_text(groups, tasks, complexities)]
+    comparison = comparison_text(groups, tasks, complexities)
+    lines += ["", comparison] if comparison else []
     lines += ["", f"Each cell @N: the mean over the runs of the fraction of {' or '.join(map(str, instances))} fresh"
                   " instances of complexity N the run's final model solves completely (greedy actions). A run"
                   " that did not solve in training is tested as it ended (it counts, as a failed run).",
@@ -180,7 +182,7 @@ def write_figure5(rows, out_dir, command: str) -> str:
     columns = present_columns(rows)
     plot_accuracy(points, os.path.join(out_dir, "figure5.png"), "column", series(columns),
                   "Q-learning (paper Fig. 5): accuracy against test complexity, "
-                  + ("standard against enhanced" if set(columns) <= set(COLUMNS) else "Table 1's columns"))
+                  + ("standard against enhanced" if set(columns) == set(COLUMNS) else "Table 1's columns"))
     text = f"# Figure 5, reproduced\n\nCommand: `{command}`\n\n" + figure5_markdown(rows)
     atomic_write_bytes(os.path.join(out_dir, "figure5.md"), text.encode())
     return text

@@ -70,6 +70,8 @@ def table1_jobs(tasks, columns, seeds, budget, out_dir="", **options):
     for task in tasks:
         if task not in TABLE1_ROWS:
             raise ValueError(f"unknown task {task!r}; allowed: {', '.join(TABLE1_ROWS)}")
+    # a name given twice is one run (two workers must never train one run folder)
+    columns, tasks, seeds = (list(dict.fromkeys(x)) for x in (columns, tasks, seeds))
     # seeds outside tasks: a sweep cut short still covers every task
     jobs = [Job(t, c, s, budget, out_dir, dict(options)) for c in columns for s in seeds for t in tasks]
     for job in jobs:

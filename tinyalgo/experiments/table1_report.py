@@ -209,7 +209,7 @@ def table1_markdown(rows, budget) -> str:
 
 
 def columns_text(columns) -> str:
-    """"Columns: classic = units 200, discount 1, q one-step, penalty no; ..." for ``columns``."""
+    """"Columns: classic = units 200, discount 1, q one-step, penalty off; ..." for ``columns``."""
     return "Columns: " + "; ".join(f"{c} = " + ", ".join(f"{k} {_word(v)}" for k, v in TABLE1_COLUMNS[c].items())
                                    for c in columns) + "."
 
