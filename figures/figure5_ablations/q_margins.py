@@ -1,13 +1,15 @@
 """How far apart the greedy action's Q-value and the next best one are, for the
 final models of figures/figure5_ablations (addition), on fresh instances:
-the margin q1 - q2 relative to q1, at every step of each instance's first
-run.  Small relative margins are decisions a little drift in the state can
-flip, which is what ends long instances.
+the margin q1 - q2 relative to |q1|, at every step of each lane's first
+instance.  A small relative margin is a decision that a little drift in the
+state can flip.
 
-    python figures/figure5_ablations/q_margins.py [--complexity 1000] [--instances 20]
+    python figures/figure5_ablations/q_margins.py [--out DIR] [--complexity 1000] [--instances 20]
 
-Reads runs/<name>/checkpoint.npz (the runs' final models, not committed: run
-the figure5 command of figures/README.md first); writes q_margins.csv here.
+Reads <out>/runs/addition-<column>-s<seed>/checkpoint.npz, the final models of
+the runs (not committed: give the --out of the sweeps that trained them,
+Table 1's ablation columns and Figure 5's classic and full); writes
+q_margins.csv beside this script.
 """
 import argparse
 import csv
@@ -36,13 +38,15 @@ class MarginAgent(GreedyAgent):
         if self.time:
             self.first &= ~reset
         top2 = np.sort(self.q, axis=1)[:, -2:]
-        self.margins.append(((top2[:, 1] - top2[:, 0]) / np.abs(top2[:, 1]))[self.first])
+        scale = np.maximum(np.abs(top2[:, 1]), np.finfo(np.float32).tiny)
+        self.margins.append(((top2[:, 1] - top2[:, 0]) / scale)[self.first])
         self.time += 1
         return actions, symbols
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default=HERE, help="the folder whose runs/ holds the models (default: this one)")
     parser.add_argument("--complexity", type=int, default=1000)
     parser.add_argument("--instances", type=int, default=20)
     parser.add_argument("--seeds", type=int, default=5)
@@ -51,7 +55,7 @@ def main():
     for column in COLUMNS:
         for seed in range(args.seeds):
             name = f"addition-{column}-s{seed}"
-            controller, _ = load_checkpoint(checkpoint_path(os.path.join(HERE, "runs", name)))
+            controller, _ = load_checkpoint(checkpoint_path(os.path.join(args.out, "runs", name)))
             agent = MarginAgent(controller)
             env = fresh_environment("addition", args.complexity, args.instances, seed=7 + seed)
             run = run_instances(agent, env)
