@@ -222,23 +222,28 @@ CLAIMS = ((("classic", "dynamic", "dynamic-watkins", "full"), "each enhancement 
 
 def claims_text(rows) -> list:
     """One line per claim of ``CLAIMS`` whose columns (two or more) are in ``rows``: the runs solved and
-    the median characters to solve (among the solved runs) per column, over the tasks every such column has."""
+    the median characters to solve (among the solved runs) per column, over the (task, seed) pairs every
+    such column has, so that a sweep still running compares like with like."""
     lines = []
     for chain, claim in CLAIMS:
         columns = [c for c in chain if any(r["column"] == c for r in rows)]
         if len(columns) < 2:
             continue
-        tasks = [t for t in TABLE1_ROWS if all(any(r["task"] == t and r["column"] == c for r in rows)
-                                                for c in columns)]
+        pairs = set.intersection(*({(r["task"], r["seed"]) for r in rows if r["column"] == c} for c in columns))
+        tasks = [t for t in TABLE1_ROWS if any(task == t for task, _ in pairs)]
         if not tasks:
             continue
-        cells = []
+        cells, left_out = [], 0
         for c in columns:
-            rs = [r for r in rows if r["column"] == c and r["task"] in tasks]
+            rs = [r for r in rows if r["column"] == c and (r["task"], r["seed"]) in pairs]
+            left_out += sum(r["column"] == c for r in rows) - len(rs)
             solved = sum(r["solved"] for r in rs)
             chars = median([r["chars_to_solve"] for r in rs if r["solved"] and r.get("chars_to_solve")])
             cells.append(f"{c} {solved}/{len(rs)}" + (f" (solved in a median of {chars:,.0f} chars)" if chars else ""))
-        lines.append(f"- The paper: {claim}. Runs solved over {', '.join(tasks)}: " + "; ".join(cells) + ".")
+        lines.append(f"- The paper: {claim}. Runs solved over {', '.join(tasks)}"
+                     + (f" (the task and seed pairs every column has; {left_out} other runs left out)"
+                        if left_out else "")
+                     + ": " + "; ".join(cells) + ".")
     return lines
 
 
