@@ -12,14 +12,14 @@ models, runs/<name>/checkpoint.npz, are not committed: give the --out of a
 sweep that trained them); writes reverse_first_step.csv beside this script.
 """
 import argparse
-import csv
 import os
 
 import tinyalgo  # noqa: F401  (before NumPy: one BLAS thread)
 
 from tinyalgo.checkpoint import load_checkpoint
 from tinyalgo.evaluation import first_departures
-from tinyalgo.experiments.table1_report import option_value, run_name, summarize_directory
+from tinyalgo.experiments.table1_report import option_value, results_csv, run_name, summarize_directory
+from tinyalgo.fileio import atomic_write_bytes
 from tinyalgo.qconfig import QConfig
 from tinyalgo.rundir import checkpoint_path
 from tinyalgo.tasks import TASKS
@@ -55,10 +55,7 @@ def main():
                          **q_range("q_right", [d["q_truth"] for d in trapped])))
         print(", ".join(f"{k} {v}" for k, v in rows[-1].items()))
     rows.sort(key=lambda r: (r["base"], r["seed"]))
-    with open(os.path.join(HERE, "reverse_first_step.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    atomic_write_bytes(os.path.join(HERE, "reverse_first_step.csv"), results_csv(rows).encode())
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ Table 1's ablation columns and Figure 5's classic and full); writes
 q_margins.csv beside this script.
 """
 import argparse
-import csv
 import os
 
 import tinyalgo  # noqa: F401  (before NumPy: one BLAS thread)
@@ -20,6 +19,8 @@ import numpy as np
 
 from tinyalgo.checkpoint import load_checkpoint
 from tinyalgo.evaluation import GreedyAgent, fresh_environment, run_instances
+from tinyalgo.experiments.table1_report import results_csv
+from tinyalgo.fileio import atomic_write_bytes
 from tinyalgo.rundir import checkpoint_path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -67,10 +68,7 @@ def main():
             r = rows[-1]
             print(f"{name:>28}: solved {r['solved']:.2f}, relative margin median {r['median']:.3f},"
                   f" 1st percentile {r['p1']:.4f}, 0.1th {r['p01']:.5f}, steps under 1%: {r['below_1pct']:.4f}")
-    with open(os.path.join(HERE, "q_margins.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    atomic_write_bytes(os.path.join(HERE, "q_margins.csv"), results_csv(rows).encode())
     for column in COLUMNS:
         rs = [r for r in rows if r["column"] == column]
         print(f"{column:>16}: median of the runs' median margins {np.median([r['median'] for r in rs]):.3f},"

@@ -35,6 +35,8 @@ MERGE_COLUMNS = ("task", "controller", "seed", "complexity", "solved", "char_acc
                  "solved_1000_in_training", "train_seconds", "chars")      # figure3.run_figure3_job's rows
 DEFAULTS = dict(columns=["full"], controllers=list(figure3.CONTROLLERS), complexities=list(figure3.COMPLEXITIES),
                 instances=50, seeds=10, first_seed=0, workers=2, bases=list(appendix.BASES), rewards=list(REWARDS))
+# defaults of one experiment that differ from DEFAULTS
+OWN_DEFAULTS = {"figure5": dict(columns=list(figure5.COLUMNS))}
 # the options of figure5 and the appendix tables among those of table1 and figure3 (the sweep options: all)
 USED = {"figure5": ("columns", "complexities", "instances"), "appendix-b": ("bases", "summarize"),
         "appendix-c": ("rewards", "summarize")}
@@ -75,9 +77,7 @@ def check_options(args) -> None:
     else:
         refuse_given(args, ["columns", "summarize", "bases", "rewards", *sweep_options(QConfig)],
                      "is an option of table1; figure3 does not use it")
-    if args.name == "figure5" and args.columns is None:
-        args.columns = list(figure5.COLUMNS)
-    for name, value in DEFAULTS.items():
+    for name, value in {**DEFAULTS, **OWN_DEFAULTS.get(args.name, {})}.items():
         if getattr(args, name) is None:
             setattr(args, name, value)
 

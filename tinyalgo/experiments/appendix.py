@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import os
 
-from tinyalgo.experiments.table1 import Job, run_sweep
+from tinyalgo.experiments.table1 import Job, check_tasks, configured, distinct, run_sweep
 from tinyalgo.experiments.table1_report import (BASE_DEFAULT, REWARD_DEFAULT, TABLE1_ROWS, common_runs, median,
                                                 option_notes, option_value, results_csv, row_key, runs_note,
                                                 runs_text, summarize_directory)
@@ -62,20 +62,15 @@ def valid(task: str, base: int) -> bool:
 def _jobs(key, values, allowed, allowed_text, flag, tasks, seeds, budget, out_dir, options, keep) -> list:
     """A Job per (task, value of ``key``, seed) for which ``keep(task, value)``, every name checked and every
     run's options built before anything runs."""
-    for task in tasks:
-        if task not in TABLE1_ROWS:
-            raise ValueError(f"unknown task {task!r}; allowed: {', '.join(TABLE1_ROWS)}")
+    check_tasks(tasks)
     for value in values:
         if value not in allowed:
             raise ValueError(f"unknown {key} {value!r}; allowed: {allowed_text}")
     if key in options:
         raise ValueError(f"the {key} is set by each column of this table ({flag}); it cannot be an option of all runs")
-    values, tasks, seeds = (list(dict.fromkeys(x)) for x in (values, tasks, seeds))   # one run per name
-    jobs = [Job(t, COLUMN, s, budget, out_dir, {**PROTOCOL, **options, key: v})
-            for s in seeds for v in values for t in tasks if keep(t, v)]
-    for job in jobs:
-        job.config()                 # a bad option stops the sweep here, not in a worker
-    return jobs
+    values, tasks, seeds = distinct(values, tasks, seeds)
+    return configured([Job(t, COLUMN, s, budget, out_dir, {**PROTOCOL, **options, key: v})
+                       for s in seeds for v in values for t in tasks if keep(t, v)])
 
 
 def appendix_b_jobs(tasks, bases, seeds, budget, out_dir="", **options) -> list:

@@ -67,15 +67,29 @@ def table1_jobs(tasks, columns, seeds, budget, out_dir="", **options):
     for name in columns:
         if name not in TABLE1_COLUMNS:
             raise ValueError(f"unknown Table 1 column {name!r}; allowed: {', '.join(TABLE1_COLUMNS)}")
+    check_tasks(tasks)
+    columns, tasks, seeds = distinct(columns, tasks, seeds)
+    # seeds outside tasks: a sweep cut short still covers every task
+    return configured([Job(t, c, s, budget, out_dir, dict(options)) for c in columns for s in seeds for t in tasks])
+
+
+def check_tasks(tasks) -> None:
+    """A ValueError naming the first task that is not a row of Table 1."""
     for task in tasks:
         if task not in TABLE1_ROWS:
             raise ValueError(f"unknown task {task!r}; allowed: {', '.join(TABLE1_ROWS)}")
-    # a name given twice is one run (two workers must never train one run folder)
-    columns, tasks, seeds = (list(dict.fromkeys(x)) for x in (columns, tasks, seeds))
-    # seeds outside tasks: a sweep cut short still covers every task
-    jobs = [Job(t, c, s, budget, out_dir, dict(options)) for c in columns for s in seeds for t in tasks]
+
+
+def distinct(*names) -> tuple:
+    """Each list of names without repeats, in order: a name given twice is one run (two workers must never
+    train one run folder)."""
+    return tuple(list(dict.fromkeys(x)) for x in names)
+
+
+def configured(jobs) -> list:
+    """``jobs``, each one's QConfig built first: a bad option stops the sweep here, not in a worker."""
     for job in jobs:
-        job.config()                 # a bad option stops the sweep here, not in a worker
+        job.config()
     return jobs
 
 
