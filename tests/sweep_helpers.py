@@ -1,10 +1,23 @@
-"""Shared helpers of the sweep tests: a sweep stopped from outside after its
-first save, and rows compared without their wall-clock fields."""
+"""Shared helpers of the sweep tests: tiny appendix sweeps, a sweep stopped
+from outside after its first save, and rows compared without their
+wall-clock fields."""
 import contextlib
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from tinyalgo import rundir
+from tinyalgo.experiments import appendix
+
+# tiny runs: copy solves the test at length 10 in about 11,000 characters (a second)
+SMALL = dict(validate_every=3, val_instances=10, test_length=10, report_lengths=(10,))
+
+
+def run(name, out, columns, seeds=(0,), budget=15_000, tasks=("copy",), summarize=False):
+    """A tiny Appendix B or C sweep (``columns``: bases or rewards) in this process; its table."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return appendix.run_appendix(name, list(tasks), list(columns), list(seeds), budget, str(out), SMALL, "cmd",
+                                     summarize=summarize, executor=pool, log=lambda s: None)
 
 
 class Stop(Exception):

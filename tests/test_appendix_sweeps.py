@@ -6,22 +6,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from sweep_helpers import stopped_after_the_first_save, without_clock
+from sweep_helpers import SMALL, run, stopped_after_the_first_save, without_clock
 from tinyalgo.cli import main
 from tinyalgo.experiments import appendix, figure5, table1_report
 from tinyalgo.experiments.table1 import Job, table1_jobs
 from tinyalgo.experiments.table1_report import parse_run_name, summarize_directory, table1_markdown
 from tinyalgo.qtraining import QTrainer
-
-# tiny runs: copy solves the test at length 10 in about 11,000 characters (a second)
-SMALL = dict(validate_every=3, val_instances=10, test_length=10, report_lengths=(10,))
-
-
-
-def run(name, out, columns, seeds=(0,), budget=15_000, tasks=("copy",), summarize=False):
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return appendix.run_appendix(name, list(tasks), list(columns), list(seeds), budget, str(out), SMALL, "cmd",
-                                     summarize=summarize, executor=pool, log=lambda s: None)
 
 
 def cells(text):

@@ -5,11 +5,12 @@ as `tinyalgo evaluate --departures`).  A model in the "guessed write" trap
 turns back after its first move right and writes at once, before it has
 read the digit it must write first.
 
-    python figures/appendix/reverse_first_step.py [--out figures/appendix]
+    python figures/appendix/reverse_first_step.py [--out figures/appendix] [--csv PATH]
 
 Reads the run logs and final models of an appendix-b sweep's --out (the
 models, runs/<name>/checkpoint.npz, are not committed: give the --out of a
-sweep that trained them); writes reverse_first_step.csv beside this script.
+sweep that trained them); writes the rows to --csv (default
+reverse_first_step.csv beside this script) and returns them.
 """
 import argparse
 import os
@@ -33,10 +34,11 @@ def q_range(name, values) -> dict:
     return {f"{name}_min": round(min(values), 4) if values else "", f"{name}_max": round(max(values), 4) if values else ""}
 
 
-def main():
+def main(argv=None) -> list:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=HERE, help="the appendix-b sweep's --out (default: this folder)")
-    args = parser.parse_args()
+    parser.add_argument("--csv", default=os.path.join(HERE, "reverse_first_step.csv"), help="where the rows go")
+    args = parser.parse_args(argv)
     rows = []
     for run in summarize_directory(args.out):
         if run["task"] != "reverse" or run["column"] != "full" or option_value(run, "reward") != QConfig.reward:
@@ -55,7 +57,8 @@ def main():
                          **q_range("q_right", [d["q_truth"] for d in trapped])))
         print(", ".join(f"{k} {v}" for k, v in rows[-1].items()))
     rows.sort(key=lambda r: (r["base"], r["seed"]))
-    atomic_write_bytes(os.path.join(HERE, "reverse_first_step.csv"), results_csv(rows).encode())
+    atomic_write_bytes(args.csv, results_csv(rows).encode())
+    return rows
 
 
 if __name__ == "__main__":

@@ -139,10 +139,11 @@ def main(argv=None) -> dict:
     parser.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)), help="output directory")
     parser.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
     parser.add_argument("--max-digits", type=int, default=2, help="longest training instance (default 2)")
+    parser.add_argument("--budget", type=int, default=2_000_000, help="training characters at most (default 2,000,000)")
     args = parser.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
 
-    controller, report = train_short("lstm", 200, args.seed, budget=2_000_000, max_digits=args.max_digits, settle=0)
+    controller, report = train_short("lstm", 200, args.seed, budget=args.budget, max_digits=args.max_digits, settle=0)
     network = {d: solved(GreedyAgent(controller), d) for d in DIGITS}
     print("network solved:", network, flush=True)
     training = list(range(2, 2 * args.max_digits + 2))
@@ -165,7 +166,7 @@ def main(argv=None) -> dict:
 
     result = dict(
         task="reverse", controller="lstm", units=200, seed=args.seed, max_training_digits=args.max_digits,
-        training=dict(budget=2_000_000, settle=0, chars=report["chars"], solved_training_target=report["solved_target"],
+        training=dict(budget=args.budget, settle=0, chars=report["chars"], solved_training_target=report["solved_target"],
                       curriculum_up_to_complexity=report["curriculum_up_to"]),
         instances=INSTANCES, instance_seed="1000 + digits",
         network_solved={str(d): v for d, v in network.items()},

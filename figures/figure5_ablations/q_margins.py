@@ -4,12 +4,12 @@ the margin q1 - q2 relative to |q1|, at every step of each lane's first
 instance.  A small relative margin is a decision that a little drift in the
 state can flip.
 
-    python figures/figure5_ablations/q_margins.py [--out DIR] [--complexity 1000] [--instances 20]
+    python figures/figure5_ablations/q_margins.py [--out DIR] [--complexity 1000] [--instances 20] [--csv PATH]
 
 Reads <out>/runs/addition-<column>-s<seed>/checkpoint.npz, the final models of
 the runs (not committed: give the --out of the sweeps that trained them,
-Table 1's ablation columns and Figure 5's classic and full); writes
-q_margins.csv beside this script.
+Table 1's ablation columns and Figure 5's classic and full); writes the rows
+to --csv (default q_margins.csv beside this script) and returns them.
 """
 import argparse
 import os
@@ -45,15 +45,17 @@ class MarginAgent(GreedyAgent):
         return actions, symbols
 
 
-def main():
+def main(argv=None) -> list:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=HERE, help="the folder whose runs/ holds the models (default: this one)")
     parser.add_argument("--complexity", type=int, default=1000)
     parser.add_argument("--instances", type=int, default=20)
     parser.add_argument("--seeds", type=int, default=5)
-    args = parser.parse_args()
+    parser.add_argument("--columns", nargs="+", default=list(COLUMNS), metavar="COLUMN")
+    parser.add_argument("--csv", default=os.path.join(HERE, "q_margins.csv"), help="where the rows go")
+    args = parser.parse_args(argv)
     rows = []
-    for column in COLUMNS:
+    for column in args.columns:
         for seed in range(args.seeds):
             name = f"addition-{column}-s{seed}"
             controller, _ = load_checkpoint(checkpoint_path(os.path.join(args.out, "runs", name)))
@@ -68,12 +70,13 @@ def main():
             r = rows[-1]
             print(f"{name:>28}: solved {r['solved']:.2f}, relative margin median {r['median']:.3f},"
                   f" 1st percentile {r['p1']:.4f}, 0.1th {r['p01']:.5f}, steps under 1%: {r['below_1pct']:.4f}")
-    atomic_write_bytes(os.path.join(HERE, "q_margins.csv"), results_csv(rows).encode())
-    for column in COLUMNS:
+    atomic_write_bytes(args.csv, results_csv(rows).encode())
+    for column in args.columns:
         rs = [r for r in rows if r["column"] == column]
         print(f"{column:>16}: median of the runs' median margins {np.median([r['median'] for r in rs]):.3f},"
               f" of their 1st percentiles {np.median([r['p1'] for r in rs]):.4f},"
               f" steps under 1 %: {np.mean([r['below_1pct'] for r in rs]):.4f}")
+    return rows
 
 
 if __name__ == "__main__":
