@@ -176,6 +176,35 @@ def test_figure5_tests_each_final_model_and_a_rerun_reuses_runs_and_tests(tmp_pa
     assert "@100" in longer and len((tmp_path / "figure5.csv").read_text().splitlines()) == 1 + 2 * 3
 
 
+def test_figure5_summarize_rebuilds_the_figure_from_logs_and_tests_without_the_models(tmp_path, monkeypatch, capsys):
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        text = figure5.run_figure5(["copy"], [0, 1], 12_000, str(tmp_path), dict(SMALL, confirm_length=0), "cmd",
+                                   complexities=(10, 30), instances=10, executor=pool, log=lambda s: None)
+    csv = (tmp_path / "figure5.csv").read_text()
+    for model in (tmp_path / "runs").glob("*/checkpoint.npz"):
+        model.unlink()                                           # the committed runs have no models
+    for name in ("figure5.csv", "figure5.md", "figure5.png"):
+        (tmp_path / name).unlink()
+
+    def no_work(*args, **kw):
+        raise AssertionError("--summarize trained or tested")
+
+    monkeypatch.setattr(QTrainer, "run", no_work)
+    monkeypatch.setattr(figure5, "evaluate_complexity", no_work)
+    said = []
+    assert figure5.summarize_figure5(str(tmp_path), "cmd", (10, 30), 10, log=said.append) == text
+    assert (tmp_path / "figure5.csv").read_text() == csv and (tmp_path / "figure5.png").exists() and not said
+
+    (tmp_path / "runs" / "copy-full-s1" / "figure5.json").unlink()             # a run never tested
+    part = figure5.summarize_figure5(str(tmp_path), "cmd", (10, 30), 10, log=said.append)
+    assert said == ["left out, not tested at every complexity with 10 instances: copy-full-s1"]
+    rows = {line.split("|")[2].strip(): line for line in part.splitlines() if line.startswith("| copy")}
+    assert rows["full"].endswith("| seed 0, 12,000 chars |") and "| seeds 0, 1, 12,000 chars |" in rows["classic"]
+    assert main(["experiment", "figure5", "--summarize", "--out", str(tmp_path), "--complexities", "10", "100",
+                 "--instances", "10"]) == 2
+    assert "no run in" in capsys.readouterr().err
+
+
 def test_figure5_says_where_the_enhanced_version_falls_below_the_standard_one():
     def run(task, column, solved):
         return dict(task=task, column=column, curve=[dict(complexity=k, solved=v) for k, v in zip((10, 100, 1000), solved)])

@@ -96,6 +96,10 @@ CASES = [
     (["experiment", "figure3", "--columns", "full"], "--columns is an option of table1"),
     (["experiment", "figure3", "--gamma", "0.9"], "--gamma is an option of table1"),
     (["experiment", "table1", "--summarize", "--seeds", "3"], "--seeds is not used by --summarize"),
+    (["experiment", "figure5", "--summarize", "--budget", "1000"], "--budget is not used by --summarize"),
+    (["experiment", "figure5", "--summarize", "--columns", "full"], "--columns is not used by --summarize"),
+    (["experiment", "appendix-b", "--summarize", "--workers", "1"], "--workers is not used by --summarize"),
+    (["experiment", "figure3", "--summarize"], "--summarize is an option of table1"),
     (["evaluate", "run/checkpoint.npz", "--lengths", "10", "--complexities", "20"],
      "argument --complexities: not allowed with argument --lengths"),
     # --merge CSVs, before the sweep

@@ -6,6 +6,7 @@
     tinyalgo experiment figure5 --seeds 10 --budget 10000000
     tinyalgo experiment appendix-b --bases 2 3 4 --seeds 10
     tinyalgo experiment appendix-c --rewards binary continuous --seeds 10
+    tinyalgo experiment figure5 --summarize      # the figure again from the run logs and tests in --out
 
 Rerunning the same ``table1`` command continues an interrupted sweep: runs
 whose log is complete are not trained again, an interrupted run resumes from
@@ -38,8 +39,11 @@ DEFAULTS = dict(columns=["full"], controllers=list(figure3.CONTROLLERS), complex
 # defaults of one experiment that differ from DEFAULTS
 OWN_DEFAULTS = {"figure5": dict(columns=list(figure5.COLUMNS))}
 # the options of figure5 and the appendix tables among those of table1 and figure3 (the sweep options: all)
-USED = {"figure5": ("columns", "complexities", "instances"), "appendix-b": ("bases", "summarize"),
+USED = {"figure5": ("columns", "complexities", "instances", "summarize"), "appendix-b": ("bases", "summarize"),
         "appendix-c": ("rewards", "summarize")}
+# with --summarize, what the table is rebuilt by: every sweep option not named here is refused
+SUMMARIZED_BY = {"table1": ("budget",), "figure5": ("complexities", "instances"),
+                 "appendix-b": ("tasks", "bases", "budget"), "appendix-c": ("tasks", "rewards", "budget")}
 
 
 def check_merge_csv(path: str) -> None:
@@ -71,12 +75,14 @@ def check_options(args) -> None:
                             if n not in USED[args.name]], f"is not an option of {args.name}")
     elif args.name == "table1":
         refuse_given(args, [*FIGURE3_ONLY, "bases", "rewards"], "is not an option of table1")
-        if args.summarize:
-            refuse_given(args, ["tasks", "columns", "seeds", "first_seed", "workers", *sweep_options(QConfig)],
-                         "is not used by --summarize, which only rebuilds the table from the run logs in --out")
     else:
         refuse_given(args, ["columns", "summarize", "bases", "rewards", *sweep_options(QConfig)],
                      "is an option of table1; figure3 does not use it")
+    if args.summarize:
+        swept = ["tasks", "columns", "bases", "rewards", "complexities", "instances", "seeds", "first_seed",
+                 "workers", "budget", *sweep_options(QConfig)]
+        refuse_given(args, [n for n in swept if n not in SUMMARIZED_BY[args.name]],
+                     "is not used by --summarize, which only rebuilds the table from the run logs in --out")
     for name, value in {**DEFAULTS, **OWN_DEFAULTS.get(args.name, {})}.items():
         if getattr(args, name) is None:
             setattr(args, name, value)
@@ -174,6 +180,7 @@ def register(sub) -> None:
     ex.add_argument("--merge", default=None, metavar="CSV",
                     help="figure3: keep this CSV's rows for the (task, controller) pairs not re-run (default: none)")
     ex.add_argument("--summarize", action="store_const", const=True, default=None,
-                    help="table1, appendix-b, appendix-c: only rebuild the table (.csv/.md) from the run logs"
-                         " already in --out (default off)")
+                    help="table1, figure5, appendix-b, appendix-c: only rebuild the table (.csv/.md; figure5's"
+                         " .png too) from the run logs (figure5: and the final models' tests) already in --out,"
+                         " training and testing nothing (default off)")
     ex.set_defaults(func=cmd_experiment)

@@ -11,7 +11,9 @@ The runs are Table 1 runs (``tinyalgo.experiments.table1``: resumable, a
 finished run is not trained again, so a Table 1 sweep's ``--out`` with both
 columns can be reused); each run's final model (``runs/<name>/checkpoint.npz``)
 is then tested at every complexity, and the results are kept in
-``runs/<name>/figure5.json``, so a rerun tests only what is missing.
+``runs/<name>/figure5.json``, so a rerun tests only what is missing, and
+``--summarize`` rebuilds the figure from the logs and tests alone (no model
+needed).
 """
 from __future__ import annotations
 
@@ -26,7 +28,8 @@ from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 from tinyalgo.experiments.figure3 import COMPLEXITIES, plot_accuracy
 from tinyalgo.experiments.table1 import run_sweep, run_table1_job, table1_jobs
 from tinyalgo.experiments.table1_report import (TABLE1_COLUMNS, TABLE1_ROWS, columns_text, common_runs,
-                                                option_notes, results_csv, runs_note, runs_text)
+                                                option_notes, option_value, results_csv, run_name, runs_note,
+                                                runs_text, summarize_directory)
 from tinyalgo.fileio import atomic_write_bytes, atomic_write_json
 from tinyalgo.qconfig import QConfig
 from tinyalgo.rundir import checkpoint_path
@@ -55,11 +58,7 @@ def accuracy_curve(job, complexities, instances: int) -> list:
     failed completely (no instance solved, under 1% of the characters right before the first error)
     the longer ones are recorded as failed without testing."""
     folder = os.path.join(job.out_dir, "runs", job.name)
-    saved_path = os.path.join(folder, RESULTS)
-    saved = {}
-    if os.path.exists(saved_path):
-        with open(saved_path) as f:
-            saved = {r["complexity"]: r for r in json.load(f) if r["instances"] == instances}
+    saved = saved_tests(folder, instances)
     if not all(c in saved for c in complexities):
         if not os.path.exists(checkpoint_path(folder)):
             raise ValueError(f"{checkpoint_path(folder)} is missing: the run's final model cannot be tested"
@@ -79,8 +78,18 @@ def accuracy_curve(job, complexities, instances: int) -> list:
             saved[c] = dict(complexity=c, instances=instances, solved=r["solved"],
                             char_accuracy=round(r["char_accuracy"], 6), tested=True)
             hopeless = r["solved"] == 0.0 and r["char_accuracy"] < 0.01
-        atomic_write_json(saved_path, [saved[c] for c in sorted(saved)])
+        atomic_write_json(os.path.join(folder, RESULTS), [saved[c] for c in sorted(saved)])
     return [saved[c] for c in sorted(complexities)]
+
+
+def saved_tests(folder, instances: int) -> dict:
+    """{complexity: test} of the final model in run folder ``folder`` (its ``figure5.json``), for tests of
+    ``instances`` instances; empty if it was never tested."""
+    path = os.path.join(folder, RESULTS)
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return {r["complexity"]: r for r in json.load(f) if r["instances"] == instances}
 
 
 def run_figure5_job(job, complexities=COMPLEXITIES, instances: int = 50) -> dict:
@@ -203,8 +212,32 @@ def run_figure5(tasks, seeds, budget, out_dir, options, command, complexities=CO
     return write_figure5(rows, out_dir, command)
 
 
+def summarize_figure5(out_dir, command, complexities=COMPLEXITIES, instances=50, log=print) -> str:
+    """Rebuild the figure and the table from the run logs (``runs/<name>.json``) and the final models' tests
+    (``runs/<name>/figure5.json``) in ``out_dir``, training and testing nothing; a run whose model has no
+    test at one of ``complexities`` is left out, and named.  The table's text."""
+    rows, untested = [], []
+    for row in summarize_directory(out_dir):
+        name = run_name(row["task"], row["column"], row["seed"], option_value(row, "base"),
+                        option_value(row, "reward"))
+        saved = saved_tests(os.path.join(out_dir, "runs", name), instances)
+        if all(c in saved for c in complexities):
+            rows.append(dict(row, curve=[saved[c] for c in sorted(complexities)]))
+        else:
+            untested.append(name)
+    if untested:
+        log(f"left out, not tested at every complexity with {instances} instances: {', '.join(untested)}")
+    if not rows:
+        raise ValueError(f"no run in {out_dir}/runs has its final model's tests ({RESULTS}) at complexities"
+                         f" {' '.join(map(str, complexities))} with {instances} instances to summarize")
+    return write_figure5(rows, out_dir, command)
+
+
 def command(args, command_line, options) -> int:
     """``tinyalgo experiment figure5`` from the parsed arguments."""
+    if args.summarize:
+        print(summarize_figure5(args.out or DEFAULT_OUT, command_line, args.complexities, args.instances))
+        return 0
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     print(run_figure5(args.tasks or list(TABLE1_ROWS), seeds, args.budget or QConfig.budget,
                       args.out or DEFAULT_OUT, options, command_line, args.complexities, args.instances,
