@@ -30,11 +30,17 @@ summaries() {
     run experiment table1 --summarize --out figures/ablations_1e7
     run experiment appendix-b --summarize --out figures/appendix
     run experiment appendix-c --summarize --out figures/appendix
+    run experiment figure5 --summarize --out figures/figure5
 }
 summaries
-# Second pass, seeds 5-9 where the cores allow (finished runs are skipped)
+# Second pass, seeds 5-9 where the cores allow (finished runs are skipped): Figure 5, the ablation columns
+# (addition first: Figure 5 over the ablation columns tests its runs), Appendix C, Appendix B.  Sweeps may
+# run side by side (e.g. two lanes of --workers 1 over other tasks): a run being trained is held by its sweep.
 run experiment figure5 --seeds 10 --budget 10000000 --confirm-length 0 --workers 2 --out figures/figure5
-run experiment table1 --columns $ablations --seeds 5 --first-seed 5 --budget 10000000 --confirm-length 0 --workers 2 --out figures/ablations_1e7
+for tasks in addition "copy reverse walk" "addition3 multiplication"; do
+    run experiment table1 --columns $ablations --tasks $tasks --seeds 5 --first-seed 5 --budget 10000000 \
+        --confirm-length 0 --workers 2 --out figures/ablations_1e7
+done
 run experiment appendix-c --seeds 10 --budget 10000000 --workers 2 --out figures/appendix
 run experiment appendix-b --seeds 10 --budget 10000000 --workers 2 --out figures/appendix
 summaries

@@ -19,6 +19,7 @@ from tinyalgo.controller import Controller
 from tinyalgo.controller_config import ControllerConfig
 from tinyalgo.fileio import TEMP_PREFIX, atomic_write_bytes, remove_stale_temporaries
 from tinyalgo.rewards import write_rewards
+from tinyalgo.rundir import held
 
 FIXTURES = Path(__file__).parent / "fixtures"
 UNWRITABLE = "/proc/tinyalgo-run" if os.geteuid() == 0 else "readonly/run"   # root writes anywhere else
@@ -261,6 +262,15 @@ def test_a_run_start_removes_a_stale_temporary_file(tmp_path, capsys):
     assert main(["train", "--task", "copy", "--units", "8", "--budget", "300", "--confirm-length", "0",
                  "--threads", "1", "--out", str(out)]) == 0
     assert not stale.exists() and (out / "checkpoint.npz").exists()
+
+
+def test_a_run_another_process_trains_is_refused_before_work(workdir, capsys):
+    before = listing(workdir)
+    with held("run"):                                           # another tinyalgo is training it
+        assert main(["train", "--resume", "--out", "run", "--threads", "1"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == "tinyalgo: error: run: another process is training this run; wait for it to end\n"
+    assert captured.out == "" and listing(workdir) == before
 
 
 EXPLORED = [

@@ -4,12 +4,14 @@ the table puts each count in its cell and notes the options that differ from
 their defaults."""
 import shutil
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from sweep_helpers import stopped_after_the_first_save, without_clock
+from tinyalgo import rundir
 from tinyalgo.cli import main
 from tinyalgo.experiments.table1 import Job, run_sweep, table1_jobs
 from tinyalgo.experiments.table1_report import option_notes, summarize_directory, table1_markdown
@@ -80,6 +82,29 @@ def test_a_finished_sweep_trains_nothing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(QTrainer, "run", no_training)
     assert sweep(tmp_path, seeds=(0,), budget=2_000) == rows
+
+
+def test_a_sweep_waits_for_a_run_another_process_trains_and_reads_its_log(tmp_path, monkeypatch, capsys):
+    straight = sweep(tmp_path / "straight", seeds=(0,), budget=2_000)
+    shared = tmp_path / "shared"
+    with rundir.held(str(shared / "runs" / "copy-full-s0")):          # another sweep is training the run
+        second = ThreadPoolExecutor(max_workers=1)
+        waiting, said = second.submit(sweep, shared, (0,), 2_000), ""
+        for _ in range(600):
+            said += capsys.readouterr().out
+            if "another process is training this run; waiting for it" in said:
+                break
+            time.sleep(0.05)
+        assert "copy-full-s0: another process is training this run; waiting for it" in said
+        assert not waiting.done()
+
+        def no_training(*args, **kw):
+            raise AssertionError("the run was trained twice")
+
+        monkeypatch.setattr(QTrainer, "run", no_training)
+        shutil.copy(tmp_path / "straight" / "runs" / "copy-full-s0.json", shared / "runs")   # ... and finishes it
+    assert waiting.result(timeout=60) == straight
+    second.shutdown()
 
 
 def test_the_same_command_skips_runs_an_earlier_tinyalgo_finished(tmp_path, capsys):

@@ -7,9 +7,15 @@ last boundary continues exactly as if it had never stopped (``QTrainer``).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from dataclasses import asdict
+
+try:
+    import fcntl
+except ImportError:                       # no POSIX locks (Windows): ``held`` holds nothing
+    fcntl = None
 
 from tinyalgo.checkpoint import load_checkpoint, save_checkpoint
 from tinyalgo.controller import Controller
@@ -25,6 +31,35 @@ def checkpoint_path(out: str) -> str:
 
 def best_path(out: str) -> str:
     return os.path.join(out, "best.npz")
+
+
+class RunHeld(ValueError):
+    """A run directory that another process is training."""
+
+
+@contextlib.contextmanager
+def held(out: str, wait: bool = True, log=print):
+    """Hold run directory ``out`` (made if missing) while the block runs.  A
+    process that asks for a directory another one holds waits until it is let
+    go (``wait``; so two sweeps sharing runs never train one run twice), or
+    gets ``RunHeld``.  An advisory lock on the directory itself: nothing is
+    written, and it is let go when its process ends, even killed."""
+    os.makedirs(out, exist_ok=True)
+    if fcntl is None:
+        yield
+        return
+    fd = os.open(out, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not wait:
+                raise RunHeld(f"{out}: another process is training this run; wait for it to end") from None
+            log(f"{out}: another process is training this run; waiting for it", flush=True)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)                      # closing the only descriptor lets the lock go
 
 
 def resume_run(out: str, log=print, budget: int = None, threads: int = None) -> QTrainer:

@@ -23,7 +23,7 @@ from tinyalgo.fileio import atomic_write_json, remove_stale_temporaries
 from tinyalgo.options import add_arguments, declared, from_args
 from tinyalgo.qconfig import QConfig
 from tinyalgo.qtraining import QTrainer
-from tinyalgo.rundir import RunSaver, checkpoint_path, resume_run
+from tinyalgo.rundir import RunSaver, checkpoint_path, held, resume_run
 from tinyalgo.supervised import SupervisedConfig, train_supervised
 from tinyalgo.tasks import TASKS
 
@@ -94,19 +94,24 @@ def check_run_memory(cfg) -> None:
 
 def train_qlearning(args) -> int:
 
-    out = args.out
-    if args.resume:
-        check_out(args, out)
+    cfg = None if args.resume else from_args(QConfig, args)
+    out = args.out if args.resume else run_dir(args, cfg, "q")
+    check_out(args, out)
+    if cfg is not None:
+        check_run_memory(cfg)
+    with held(out, wait=False):                     # one process trains a run directory at a time
+        return run_qlearning(args, cfg, out)
+
+
+def run_qlearning(args, cfg, out: str) -> int:
+    """Start the run of ``cfg`` in ``out``, or continue the one there (``cfg`` None), to its end."""
+    if cfg is None:
         progress = Progress(0)
         trainer = resume_run(out, log=progress, budget=args.budget, threads=args.threads)
         progress.budget = trainer.cfg.budget
         check_run_memory(trainer.cfg)
         print(f"resuming {out}: complexity {trainer.curriculum.level}, {trainer.state.chars} characters trained")
     else:
-        cfg = from_args(QConfig, args)
-        out = run_dir(args, cfg, "q")
-        check_out(args, out)
-        check_run_memory(cfg)
         progress = Progress(cfg.budget)
         trainer = QTrainer(cfg, log=progress)
         print(f"Q-learning {cfg.task} (base {cfg.base}) with a {cfg.controller.upper()}-{cfg.units} controller,"

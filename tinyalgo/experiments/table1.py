@@ -23,7 +23,7 @@ from tinyalgo.fileio import atomic_write_json
 from tinyalgo.options import sweep_options
 from tinyalgo.qconfig import QConfig
 from tinyalgo.qtraining import QTrainer
-from tinyalgo.rundir import RunSaver, checkpoint_path, resume_run
+from tinyalgo.rundir import RunSaver, checkpoint_path, held, resume_run
 
 
 @dataclass(frozen=True)
@@ -101,17 +101,20 @@ def run_table1_job(job: Job) -> dict:
     finished run is not trained again), and until then its checkpoint is saved
     to ``runs/<name>/`` at segment boundaries, every
     ``SAVE_EVERY_SECONDS`` as ``tinyalgo train`` does, and a new call continues
-    from it (exactly as if the run had never stopped)."""
+    from it (exactly as if the run had never stopped).  While it trains, the run
+    directory is ``held``: a second sweep reaching the same run waits for it
+    and reads its log."""
     cfg = job.config()
+    if not job.out_dir:
+        return summarize_run(job.task, job.column, job.seed, train_job(job, cfg))
     done = os.path.join(job.out_dir, "runs", job.name + ".json")
-    if job.out_dir and os.path.exists(done):
-        with open(done) as f:
-            report = json.load(f)
-        same_config(cfg, report["config"], done)
-    else:
-        report = train_job(job, cfg)
-        if job.out_dir:
-            atomic_write_json(done, report)
+    if not os.path.exists(done):
+        with held(os.path.join(job.out_dir, "runs", job.name)):     # another sweep may be training it
+            if not os.path.exists(done):
+                atomic_write_json(done, train_job(job, cfg))
+    with open(done) as f:
+        report = json.load(f)
+    same_config(cfg, report["config"], done)
     return summarize_run(job.task, job.column, job.seed, report)
 
 
