@@ -2,6 +2,7 @@
 ends with the rows of one never stopped, and a finished one trains nothing;
 the table puts each count in its cell and notes the options that differ from
 their defaults."""
+import errno
 import shutil
 import threading
 import time
@@ -87,24 +88,50 @@ def test_a_finished_sweep_trains_nothing(tmp_path, monkeypatch):
 def test_a_sweep_waits_for_a_run_another_process_trains_and_reads_its_log(tmp_path, monkeypatch, capsys):
     straight = sweep(tmp_path / "straight", seeds=(0,), budget=2_000)
     shared = tmp_path / "shared"
-    with rundir.held(str(shared / "runs" / "copy-full-s0")):          # another sweep is training the run
-        second = ThreadPoolExecutor(max_workers=1)
-        waiting, said = second.submit(sweep, shared, (0,), 2_000), ""
-        for _ in range(600):
-            said += capsys.readouterr().out
-            if "another process is training this run; waiting for it" in said:
-                break
-            time.sleep(0.05)
-        assert "copy-full-s0: another process is training this run; waiting for it" in said
-        assert not waiting.done()
+    second = ThreadPoolExecutor(max_workers=1)
+    try:
+        with rundir.held(str(shared / "runs" / "copy-full-s0")):          # another sweep is training the run
+            waiting, said = second.submit(sweep, shared, (0,), 2_000), ""
+            for _ in range(600):
+                said += capsys.readouterr().out
+                if "another process is training this run; waiting for it" in said:
+                    break
+                time.sleep(0.05)
+            assert "copy-full-s0: another process is training this run; waiting for it" in said
+            assert not waiting.done()
 
-        def no_training(*args, **kw):
-            raise AssertionError("the run was trained twice")
+            def no_training(*args, **kw):
+                raise AssertionError("the run was trained twice")
 
-        monkeypatch.setattr(QTrainer, "run", no_training)
-        shutil.copy(tmp_path / "straight" / "runs" / "copy-full-s0.json", shared / "runs")   # ... and finishes it
-    assert waiting.result(timeout=60) == straight
-    second.shutdown()
+            monkeypatch.setattr(QTrainer, "run", no_training)
+            shutil.copy(tmp_path / "straight" / "runs" / "copy-full-s0.json", shared / "runs")   # ... and finishes it
+        assert waiting.result(timeout=60) == straight
+    finally:
+        second.shutdown(wait=False, cancel_futures=True)
+
+
+def test_a_run_of_other_options_is_refused_before_waiting_for_it(tmp_path, monkeypatch):
+    with stopped_after_the_first_save(monkeypatch):
+        sweep(tmp_path, seeds=(0,), budget=6_000)                        # a checkpoint of budget 6,000
+    second = ThreadPoolExecutor(max_workers=1)
+    try:
+        with rundir.held(str(tmp_path / "runs" / "copy-full-s0")):       # being trained on by another sweep
+            refused = second.submit(sweep, tmp_path, (0,), 2_000)
+            with pytest.raises(ValueError, match="is a run with budget 6000, this sweep asks for 2000"):
+                refused.result(timeout=30)                                 # at once, not after the other sweep
+    finally:
+        second.shutdown(wait=False, cancel_futures=True)
+
+
+def test_without_locks_on_the_file_system_a_sweep_warns_and_runs(tmp_path, monkeypatch, capsys):
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(rundir.fcntl, "flock", no_locks)
+    (row,) = sweep(tmp_path, seeds=(0,), budget=2_000)
+    assert row["chars"] >= 2_000 and (tmp_path / "runs" / "copy-full-s0.json").exists()
+    assert "copy-full-s0: cannot lock the run directory (No locks available); two processes could train it at once" \
+        in capsys.readouterr().out
 
 
 def test_the_same_command_skips_runs_an_earlier_tinyalgo_finished(tmp_path, capsys):

@@ -37,13 +37,19 @@ class RunHeld(ValueError):
     """A run directory that another process is training."""
 
 
+def say(line: str) -> None:
+    print(line, flush=True)
+
+
 @contextlib.contextmanager
-def held(out: str, wait: bool = True, log=print):
-    """Hold run directory ``out`` (made if missing) while the block runs.  A
-    process that asks for a directory another one holds waits until it is let
-    go (``wait``; so two sweeps sharing runs never train one run twice), or
-    gets ``RunHeld``.  An advisory lock on the directory itself: nothing is
-    written, and it is let go when its process ends, even killed."""
+def held(out: str, wait: bool = True, log=say):
+    """Hold run directory ``out`` (made if missing; nothing is written in it)
+    while the block runs.  A process that asks for a directory another one
+    holds waits until it is let go (``wait``: two sweeps sharing runs never
+    train one run twice), or gets ``RunHeld``.  An advisory lock on the
+    directory, let go when its process ends, even killed.  Where the system or
+    the file system has no such locks (Windows, some network file systems),
+    the block runs unprotected, after a warning through ``log``."""
     os.makedirs(out, exist_ok=True)
     if fcntl is None:
         yield
@@ -55,8 +61,10 @@ def held(out: str, wait: bool = True, log=print):
         except BlockingIOError:
             if not wait:
                 raise RunHeld(f"{out}: another process is training this run; wait for it to end") from None
-            log(f"{out}: another process is training this run; waiting for it", flush=True)
+            log(f"{out}: another process is training this run; waiting for it")
             fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError as err:
+            log(f"{out}: cannot lock the run directory ({err.strerror}); two processes could train it at once")
         yield
     finally:
         os.close(fd)                      # closing the only descriptor lets the lock go

@@ -17,9 +17,9 @@ import os
 
 import tinyalgo  # noqa: F401  (before NumPy: one BLAS thread)
 
-from tinyalgo.checkpoint import load_checkpoint
+from tinyalgo.checkpoint import CheckpointError, load_checkpoint
 from tinyalgo.evaluation import first_departures
-from tinyalgo.experiments.table1_report import option_value, results_csv, run_name, summarize_directory
+from tinyalgo.experiments.table1_report import option_value, results_csv, row_run_name, summarize_directory
 from tinyalgo.fileio import atomic_write_bytes
 from tinyalgo.qconfig import QConfig
 from tinyalgo.rundir import checkpoint_path
@@ -43,9 +43,11 @@ def main(argv=None) -> list:
     for run in summarize_directory(args.out):
         if run["task"] != "reverse" or run["column"] != "full" or option_value(run, "reward") != QConfig.reward:
             continue                                       # Appendix B's reverse runs only
-        base = option_value(run, "base")
-        name = run_name("reverse", "full", run["seed"], base)
-        controller, _ = load_checkpoint(checkpoint_path(os.path.join(args.out, "runs", name)))
+        base, name = option_value(run, "base"), row_run_name(run)
+        try:
+            controller, _ = load_checkpoint(checkpoint_path(os.path.join(args.out, "runs", name)))
+        except CheckpointError as err:
+            parser.error(f"{err} (give --out, the sweep folder that trained the runs)")
         found = first_departures(controller, "reverse", TASKS["reverse"].factor * LENGTH, INSTANCES, base, seed=0)
         n_moves = TASKS["reverse"](base).n_moves                # a joint action: move + n_moves * write
         trapped = [r["departure"] for r in found if not r["solved"] and r["departure"] is not None

@@ -41,6 +41,7 @@ from tinyalgo.automata.discretise import kmeans
 from tinyalgo.automata.draw import draw_machine, edge_labels
 from tinyalgo.automata.extract import extract
 from tinyalgo.automata.record import record
+from tinyalgo.cli.args import int_at_least
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity, first_departures
 from tinyalgo.experiments.table2 import train_short
 from tinyalgo.fileio import atomic_savefig, atomic_write_json
@@ -139,7 +140,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)), help="output directory")
     parser.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
     parser.add_argument("--max-digits", type=int, default=2, help="longest training instance (default 2)")
-    parser.add_argument("--budget", type=int, default=2_000_000, help="training characters at most (default 2,000,000)")
+    parser.add_argument("--budget", type=int_at_least(1), default=2_000_000,
+                        help="training characters at most (default 2,000,000)")
     args = parser.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
 

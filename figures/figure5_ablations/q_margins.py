@@ -4,7 +4,8 @@ the margin q1 - q2 relative to |q1|, at every step of each lane's first
 instance.  A small relative margin is a decision that a little drift in the
 state can flip.
 
-    python figures/figure5_ablations/q_margins.py [--out DIR] [--complexity 1000] [--instances 20] [--csv PATH]
+    python figures/figure5_ablations/q_margins.py [--out DIR] [--columns ...] [--seeds 5] [--complexity 1000]
+        [--instances 20] [--csv PATH]
 
 Reads <out>/runs/addition-<column>-s<seed>/checkpoint.npz, the final models of
 the runs (not committed: give the --out of the sweeps that trained them,
@@ -17,7 +18,8 @@ import os
 import tinyalgo  # noqa: F401  (before NumPy: one BLAS thread)
 import numpy as np
 
-from tinyalgo.checkpoint import load_checkpoint
+from tinyalgo.checkpoint import CheckpointError, load_checkpoint
+from tinyalgo.cli.args import int_at_least
 from tinyalgo.evaluation import GreedyAgent, fresh_environment, run_instances
 from tinyalgo.experiments.table1_report import results_csv
 from tinyalgo.fileio import atomic_write_bytes
@@ -48,17 +50,21 @@ class MarginAgent(GreedyAgent):
 def main(argv=None) -> list:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=HERE, help="the folder whose runs/ holds the models (default: this one)")
-    parser.add_argument("--complexity", type=int, default=1000)
-    parser.add_argument("--instances", type=int, default=20)
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--columns", nargs="+", default=list(COLUMNS), metavar="COLUMN")
+    parser.add_argument("--complexity", type=int_at_least(1), default=1000, help="test complexity (default 1000)")
+    parser.add_argument("--instances", type=int_at_least(1), default=20, help="test instances per model (default 20)")
+    parser.add_argument("--seeds", type=int_at_least(1), default=5, help="seeds 0 .. N-1 of each column (default 5)")
+    parser.add_argument("--columns", nargs="+", choices=COLUMNS, default=list(COLUMNS), metavar="COLUMN",
+                        help=f"Table 1's columns: {', '.join(COLUMNS)} (default all)")
     parser.add_argument("--csv", default=os.path.join(HERE, "q_margins.csv"), help="where the rows go")
     args = parser.parse_args(argv)
     rows = []
     for column in args.columns:
         for seed in range(args.seeds):
             name = f"addition-{column}-s{seed}"
-            controller, _ = load_checkpoint(checkpoint_path(os.path.join(args.out, "runs", name)))
+            try:
+                controller, _ = load_checkpoint(checkpoint_path(os.path.join(args.out, "runs", name)))
+            except CheckpointError as err:
+                parser.error(f"{err} (give --out, the sweep folder that trained the runs)")
             agent = MarginAgent(controller)
             env = fresh_environment("addition", args.complexity, args.instances, seed=7 + seed)
             run = run_instances(agent, env)

@@ -82,7 +82,7 @@ def check_options(args) -> None:
         swept = ["tasks", "columns", "bases", "rewards", "complexities", "instances", "seeds", "first_seed",
                  "workers", "budget", *sweep_options(QConfig)]
         refuse_given(args, [n for n in swept if n not in SUMMARIZED_BY[args.name]],
-                     "is not used by --summarize, which only rebuilds the table from the run logs in --out")
+                     "is not used by --summarize, which only rebuilds the table from what is saved in --out")
     for name, value in {**DEFAULTS, **OWN_DEFAULTS.get(args.name, {})}.items():
         if getattr(args, name) is None:
             setattr(args, name, value)

@@ -100,6 +100,7 @@ def train_qlearning(args) -> int:
     if cfg is not None:
         check_run_memory(cfg)
     with held(out, wait=False):                     # one process trains a run directory at a time
+        check_out(args, out)                        # again, now that no other process can start the run
         return run_qlearning(args, cfg, out)
 
 

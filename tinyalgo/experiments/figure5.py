@@ -28,11 +28,11 @@ from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 from tinyalgo.experiments.figure3 import COMPLEXITIES, plot_accuracy
 from tinyalgo.experiments.table1 import run_sweep, run_table1_job, table1_jobs
 from tinyalgo.experiments.table1_report import (TABLE1_COLUMNS, TABLE1_ROWS, columns_text, common_runs,
-                                                option_notes, option_value, results_csv, run_name, runs_note,
-                                                runs_text, summarize_directory)
+                                                option_notes, results_csv, row_run_name, runs_note, runs_text,
+                                                summarize_directory)
 from tinyalgo.fileio import atomic_write_bytes, atomic_write_json
 from tinyalgo.qconfig import QConfig
-from tinyalgo.rundir import checkpoint_path
+from tinyalgo.rundir import checkpoint_path, held
 
 COLUMNS = ("classic", "full")                  # the paper's figure: standard against enhanced
 STANDARD, ENHANCED = COLUMNS
@@ -58,11 +58,20 @@ def accuracy_curve(job, complexities, instances: int) -> list:
     failed completely (no instance solved, under 1% of the characters right before the first error)
     the longer ones are recorded as failed without testing."""
     folder = os.path.join(job.out_dir, "runs", job.name)
-    saved = saved_tests(folder, instances)
-    if not all(c in saved for c in complexities):
+    if not all(c in saved_tests(folder, instances) for c in complexities):
         if not os.path.exists(checkpoint_path(folder)):
             raise ValueError(f"{checkpoint_path(folder)} is missing: the run's final model cannot be tested"
                              f" (delete runs/{job.name}.json to train the run again)")
+        with held(folder):                                     # another sweep may be testing it
+            add_tests(job, folder, complexities, instances)
+    saved = saved_tests(folder, instances)
+    return [saved[c] for c in sorted(complexities)]
+
+
+def add_tests(job, folder, complexities, instances: int) -> None:
+    """Test the final model in ``folder`` at the ``complexities`` its ``figure5.json`` lacks, and add them."""
+    saved = saved_tests(folder, instances)
+    if not all(c in saved for c in complexities):
         controller, extra = load_checkpoint(checkpoint_path(folder))
         base = QConfig.from_saved(extra["config"]).base
         agent = GreedyAgent(controller)
@@ -79,7 +88,6 @@ def accuracy_curve(job, complexities, instances: int) -> list:
                             char_accuracy=round(r["char_accuracy"], 6), tested=True)
             hopeless = r["solved"] == 0.0 and r["char_accuracy"] < 0.01
         atomic_write_json(os.path.join(folder, RESULTS), [saved[c] for c in sorted(saved)])
-    return [saved[c] for c in sorted(complexities)]
 
 
 def saved_tests(folder, instances: int) -> dict:
@@ -218,8 +226,7 @@ def summarize_figure5(out_dir, command, complexities=COMPLEXITIES, instances=50,
     test at one of ``complexities`` is left out, and named.  The table's text."""
     rows, untested = [], []
     for row in summarize_directory(out_dir):
-        name = run_name(row["task"], row["column"], row["seed"], option_value(row, "base"),
-                        option_value(row, "reward"))
+        name = row_run_name(row)
         saved = saved_tests(os.path.join(out_dir, "runs", name), instances)
         if all(c in saved for c in complexities):
             rows.append(dict(row, curve=[saved[c] for c in sorted(complexities)]))

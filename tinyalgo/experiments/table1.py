@@ -17,6 +17,7 @@ import os
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, fields
 
+from tinyalgo.checkpoint import load_checkpoint
 from tinyalgo.experiments.table1_report import (BASE_DEFAULT, REWARD_DEFAULT, TABLE1_COLUMNS, TABLE1_ROWS, row_key,
                                                 run_name, summarize_run)
 from tinyalgo.fileio import atomic_write_json
@@ -107,9 +108,11 @@ def run_table1_job(job: Job) -> dict:
     cfg = job.config()
     if not job.out_dir:
         return summarize_run(job.task, job.column, job.seed, train_job(job, cfg))
-    done = os.path.join(job.out_dir, "runs", job.name + ".json")
+    done, folder = (os.path.join(job.out_dir, "runs", job.name + ext) for ext in (".json", ""))
     if not os.path.exists(done):
-        with held(os.path.join(job.out_dir, "runs", job.name)):     # another sweep may be training it
+        if os.path.exists(checkpoint_path(folder)):                 # a run of other options: refused before waiting
+            same_config(cfg, load_checkpoint(checkpoint_path(folder))[1]["config"], checkpoint_path(folder))
+        with held(folder):                                          # another sweep may be training it
             if not os.path.exists(done):
                 atomic_write_json(done, train_job(job, cfg))
     with open(done) as f:

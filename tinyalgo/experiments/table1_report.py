@@ -54,6 +54,11 @@ def run_name(task, column, seed, base=10, reward="binary") -> str:
             + (f"-r{reward}" if reward != REWARD_DEFAULT else "") + f"-s{seed}")
 
 
+def row_run_name(row) -> str:
+    """The ``run_name`` of a summarized run's row."""
+    return run_name(row["task"], row["column"], row["seed"], option_value(row, "base"), option_value(row, "reward"))
+
+
 def parse_run_name(stem) -> tuple:
     """(task, column, seed) of a ``run_name``."""
     match = RUN_NAME.fullmatch(stem)
