@@ -8,7 +8,7 @@ import pytest
 
 from sweep_helpers import SMALL, run, stopped_after_the_first_save, without_clock
 from tinyalgo.cli import main
-from tinyalgo.experiments import appendix, figure5, table1_report
+from tinyalgo.experiments import appendix, figure3, figure5, table1_report
 from tinyalgo.experiments.table1 import Job, table1_jobs
 from tinyalgo.experiments.table1_report import parse_run_name, summarize_directory, table1_markdown
 from tinyalgo.qtraining import QTrainer
@@ -203,6 +203,18 @@ def test_figure5_summarize_rebuilds_the_figure_from_logs_and_tests_without_the_m
     assert main(["experiment", "figure5", "--summarize", "--out", str(tmp_path), "--complexities", "10", "100",
                  "--instances", "10"]) == 2
     assert "no run in" in capsys.readouterr().err
+
+
+def test_each_panel_states_how_many_seeds_its_lines_average(tmp_path, monkeypatch):
+    drawn = []
+    monkeypatch.setattr(figure3, "atomic_savefig", lambda fig, path, **kw: drawn.append(
+        ([ax.get_title() for ax in fig.axes if ax.get_visible()], [t.get_text() for t in fig.axes[0].get_legend().texts])))
+    rows = [dict(task=task, column=column, seed=s, complexity=c, solved=1.0)
+            for task, seeds in (("copy", {"full": 2, "classic": 2}), ("walk", {"full": 3, "classic": 5}))
+            for column, n in seeds.items() for s in range(n) for c in (10, 100)]
+    figure3.plot_accuracy(rows, str(tmp_path / "f.png"), "column", figure5.series(["classic", "full"]), "title")
+    assert drawn == [(["copy (2 seeds per line)", "walk (3-5 seeds per line)"],
+                      ["standard Q-learning (classic) (mean)", "enhanced (full) (mean)"])]
 
 
 def test_figure5_says_where_the_enhanced_version_falls_below_the_standard_one():

@@ -79,6 +79,7 @@ def plot_accuracy(rows, path, key, series, title) -> None:
     nrows = -(-len(tasks) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(1 + 4 * ncols, 0.5 + 3.25 * nrows), sharey=True, squeeze=False)
     for ax, task in zip(axes.ravel(), tasks):
+        counts = set()
         for value, color, style, label in series:
             rs = [r for r in rows if r["task"] == task and r[key] == value]
             if not rs:
@@ -89,10 +90,11 @@ def plot_accuracy(rows, path, key, series, title) -> None:
                              for c in cs] for s in seeds])
             for a in acc:
                 ax.plot(cs, a, color=color, alpha=0.25, lw=1)
-            ax.plot(cs, np.nanmean(acc, axis=0), color=color, marker="o", label=f"{label} (mean of {len(seeds)})",
-                    **style)
+            ax.plot(cs, np.nanmean(acc, axis=0), color=color, marker="o", label=f"{label} (mean)", **style)
+            counts.add(len(seeds))
         ax.set_xscale("log")
-        ax.set_title(task)
+        seeds = "-".join(map(str, sorted({min(counts), max(counts)}))) if counts else "no"
+        ax.set_title(f"{task} ({seeds} seeds per line)")
         ax.set_xlabel("test complexity")
         ax.set_ylim(-0.05, 1.05)
         ax.grid(alpha=0.3)
