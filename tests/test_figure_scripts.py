@@ -5,6 +5,7 @@ rows where it is told to."""
 import csv
 import importlib.util
 import json
+import math
 import pathlib
 
 import numpy as np
@@ -112,3 +113,31 @@ def test_figure4b_trains_extracts_and_writes_its_figure_and_numbers(tmp_path):
     assert (np.diff(counts.sum(axis=0)) <= 0).all()             # fewer instances are still moving right each step
     for departures in result["network_first_departures"].values():
         assert sum(departures.values()) == module.INSTANCES
+
+
+def test_hazard_tells_a_fixed_error_rate_from_one_that_grows_with_length(tmp_path, capsys):
+    def points(column, seed, rate):
+        return [dict(task="addition", column=column, seed=seed, complexity=n, instances=50, solved=rate(n))
+                for n in (100, 1000, 10000, 20000)]
+
+    fixed = points("gamma-0.95", 0, lambda n: math.exp(-2e-5 * n))              # h = 2 per 10^5 at every length
+    drifting = points("full", 0, lambda n: math.exp(-(n / 10000) ** 2))          # h grows with n
+    never = points("dynamic", 1, lambda n: 0.0)                                 # solves none: half an instance
+    other = points("classic-400", 0, lambda n: 0.5)                             # not a discount column
+    figure = tmp_path / "figure5.csv"
+    with open(figure, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(fixed[0]))
+        writer.writeheader()
+        writer.writerows(fixed + drifting + never + other)
+    module = script("figure5_ablations/hazard.py")
+    rows = module.main(["--figure", str(figure), "--csv", str(tmp_path / "h.csv")])
+    assert [(r["column"], r["kind"]) for r in rows] == [("dynamic", "dynamic"), ("full", "dynamic"),
+                                                       ("gamma-0.95", "constant")]
+    assert [rows[2][f"h_{n}"] for n in (1000, 10000, 20000)] == [2.0, 2.0, 2.0]
+    assert rows[0]["h_20000"] == pytest.approx(-math.log(0.01) / 20000 * 1e5, abs=1e-3)
+    assert module.growth([rows[2]], 20000) == 1.0 and module.growth([rows[1]], 20000) == pytest.approx(20, rel=1e-3)
+    said = capsys.readouterr().out
+    assert "constant discount, 1 runs: median h per 10^5 at 1,000: 2.0, 10,000: 2.0, 20,000: 2.0" in said
+    assert [r["column"] for r in read_csv(tmp_path / "h.csv")] == ["dynamic", "full", "gamma-0.95"]
+    with pytest.raises(SystemExit):
+        module.main(["--figure", str(figure), "--task", "walk", "--csv", str(tmp_path / "w.csv")])
