@@ -100,6 +100,28 @@ def test_q_margins_are_the_greedy_gap_over_the_first_instance_of_each_lane(tmp_p
     assert np.concatenate(margin_agent.margins) == pytest.approx(expected, rel=1e-12)
 
 
+def test_departures_names_the_first_wrong_decision_of_every_failed_instance(tmp_path, monkeypatch):
+    env = Environment("addition", batch_size=1, complexity=6)
+    for column in ("gamma-0.95", "full"):
+        save_checkpoint(checkpoint_path(str(tmp_path / "runs" / f"addition-{column}-s0")),
+                        make_controller(env, "gru", 16, 1, seed=3, dtype="float64"))
+    module = script("figure5_ablations/departures.py")
+    rows = module.main(["--out", str(tmp_path), "--columns", "gamma-0.95", "full", "--seeds", "1",
+                        "--complexity", "6", "--instances", "8", "--csv", str(tmp_path / "d.csv")])
+    for column, discount in (("gamma-0.95", "0.95"), ("full", "dynamic")):
+        mine = [r for r in rows if r["column"] == column]
+        assert mine and all(r["discount"] == discount and r["instances"] == 8 for r in mine)
+        assert sum(r["count"] for r in mine) == mine[0]["failed"] > 0           # an untrained model fails
+    assert all(r["departure"] == "none" or " -> " in r["departure"] for r in rows)
+    assert len(read_csv(tmp_path / "d.csv")) == len(rows)
+
+    found = [dict(solved=False, departure=dict(truth=2, action=7)), dict(solved=False, departure=None),
+             dict(solved=True, departure=dict(truth=0, action=1))]                # a solved one is not counted
+    monkeypatch.setattr(module, "first_departures", lambda *args, **kw: found)
+    rows = module.main(["--out", str(tmp_path), "--columns", "full", "--seeds", "1", "--csv", str(tmp_path / "d.csv")])
+    assert [(r["departure"], r["count"], r["failed"]) for r in rows] == [("down -> up+write", 1, 2), ("none", 1, 2)]
+
+
 def test_figure4b_trains_extracts_and_writes_its_figure_and_numbers(tmp_path):
     module = script("automata/figure4b.py")
     result = module.main(["--out", str(tmp_path), "--budget", "3000"])
