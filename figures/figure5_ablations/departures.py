@@ -22,14 +22,14 @@ import tinyalgo  # noqa: F401  (before NumPy: one BLAS thread)
 from tinyalgo.checkpoint import CheckpointError, load_checkpoint
 from tinyalgo.cli.args import int_at_least
 from tinyalgo.evaluation import first_departures
-from tinyalgo.experiments.table1_report import TABLE1_COLUMNS, results_csv
+from tinyalgo.experiments.table1_report import TABLE1_COLUMNS, discount_kind, results_csv
 from tinyalgo.fileio import atomic_write_bytes
 from tinyalgo.render import action_name
 from tinyalgo.rundir import checkpoint_path
 from tinyalgo.tasks import TASKS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-COLUMNS = ("classic", "gamma-0.99", "gamma-0.95", "dynamic", "dynamic-watkins", "full")
+COLUMNS = tuple(c for c, options in TABLE1_COLUMNS.items() if options["units"] == 200)   # the 200-unit columns
 
 
 def departure_name(departure, n_moves: int) -> str:
@@ -70,13 +70,13 @@ def main(argv=None) -> list:
               + ", ".join(f"{name} {n}" for name, n in counts.most_common()))
     atomic_write_bytes(args.csv, results_csv(rows).encode())
     for kind in ("constant", "dynamic"):
-        mine = [r for r in rows if (r["discount"] == "dynamic") == (kind == "dynamic")]
-        columns = {r["column"]: r["failed"] for r in mine}
+        mine = [r for r in rows if discount_kind(r["column"]) == kind]
+        failed = {r["column"]: r["failed"] for r in mine}                   # one count per column
         total = collections.Counter()
         for r in mine:
             total[r["departure"]] += r["count"]
-        if columns:
-            print(f"{kind} discount ({', '.join(columns)}): {sum(columns.values())} failed; "
+        if failed:
+            print(f"{kind} discount ({', '.join(failed)}): {sum(failed.values())} failed; "
                   + ", ".join(f"{name} {n}" for name, n in total.most_common()))
     return rows
 

@@ -20,11 +20,12 @@ import csv
 import math
 import os
 
-from tinyalgo.experiments.table1_report import median, results_csv
+from tinyalgo.experiments.table1_report import TABLE1_COLUMNS, discount_kind, median, results_csv
 from tinyalgo.fileio import atomic_write_bytes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-KINDS = {"constant": ("classic", "gamma-0.99", "gamma-0.95"), "dynamic": ("dynamic", "dynamic-watkins", "full")}
+COLUMNS = tuple(c for c, options in TABLE1_COLUMNS.items() if options["units"] == 200)   # the 200-unit columns
+KINDS = ("constant", "dynamic")
 SHORTEST = 1000                                    # the complexities compared: this one and longer
 
 
@@ -39,11 +40,10 @@ def hazards(rows, task: str) -> list:
     for r in rows:
         if r["task"] == task and int(r["complexity"]) >= SHORTEST:
             runs[r["column"], int(r["seed"])][int(r["complexity"])] = (float(r["solved"]), int(r["instances"]))
-    kind_of = {c: kind for kind, columns in KINDS.items() for c in columns}
     out = []
     for (column, seed), points in sorted(runs.items()):
-        if column in kind_of:
-            out.append(dict(column=column, kind=kind_of[column], seed=seed,
+        if column in COLUMNS:
+            out.append(dict(column=column, kind=discount_kind(column), seed=seed,
                             **{f"h_{n}": round(hazard(s, n, i), 3) for n, (s, i) in sorted(points.items())}))
     return out
 
@@ -72,7 +72,7 @@ def main(argv=None) -> list:
         if not runs:
             continue
         levels = ", ".join(f"{n:,}: {median([r[f'h_{n}'] for r in runs]):.1f}" for n in (SHORTEST, *longer))
-        ratios = ", ".join(f"{n:,}: {growth(runs, n):.2f}" for n in longer if growth(runs, n) is not None)
+        ratios = ", ".join(f"{n:,}: {g:.2f}" for n in longer for g in [growth(runs, n)] if g is not None)
         print(f"{kind} discount, {len(runs)} runs: median h per 10^5 at {levels};"
               f" median h(N) / h({SHORTEST:,}) at {ratios}")
     return rows

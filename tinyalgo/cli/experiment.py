@@ -39,9 +39,8 @@ DEFAULTS = dict(columns=["full"], controllers=list(figure3.CONTROLLERS), complex
 # defaults of one experiment that differ from DEFAULTS
 OWN_DEFAULTS = {"figure5": dict(columns=list(figure5.COLUMNS))}
 # the options of figure5 and the appendix tables among those of table1 and figure3 (the sweep options: all)
-USED = {"figure5": ("columns", "complexities", "instances", "summarize"), "appendix-b": ("bases", "summarize"),
-        "appendix-c": ("rewards", "summarize")}
-# with --summarize, what the table is rebuilt by: every sweep option not named here is refused
+USED = {"figure5": ("columns", "complexities", "instances"), "appendix-b": ("bases",), "appendix-c": ("rewards",)}
+# the experiments with --summarize, and what their table is rebuilt by: every sweep option not named is refused
 SUMMARIZED_BY = {"table1": ("budget",), "figure5": ("complexities", "instances"),
                  "appendix-b": ("tasks", "bases", "budget"), "appendix-c": ("tasks", "rewards", "budget")}
 
@@ -71,7 +70,7 @@ def check_merge_csv(path: str) -> None:
 def check_options(args) -> None:
     """Refuse what the chosen experiment does not use; fill in the defaults."""
     if args.name in USED:
-        refuse_given(args, [n for n in ("columns", *FIGURE3_ONLY, "bases", "rewards", "summarize")
+        refuse_given(args, [n for n in ("columns", *FIGURE3_ONLY, "bases", "rewards")
                             if n not in USED[args.name]], f"is not an option of {args.name}")
     elif args.name == "table1":
         refuse_given(args, [*FIGURE3_ONLY, "bases", "rewards"], "is not an option of table1")

@@ -93,8 +93,8 @@ def plot_accuracy(rows, path, key, series, title) -> None:
             ax.plot(cs, np.nanmean(acc, axis=0), color=color, marker="o", label=f"{label} (mean)", **style)
             counts.add(len(seeds))
         ax.set_xscale("log")
-        seeds = "-".join(map(str, sorted({min(counts), max(counts)}))) if counts else "no"
-        ax.set_title(f"{task} ({seeds} seeds per line)")
+        per_line = "-".join(map(str, sorted({min(counts), max(counts)}))) if counts else "no"
+        ax.set_title(f"{task} ({per_line} seeds per line)")
         ax.set_xlabel("test complexity")
         ax.set_ylim(-0.05, 1.05)
         ax.grid(alpha=0.3)

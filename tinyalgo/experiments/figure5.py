@@ -57,37 +57,36 @@ def accuracy_curve(job, complexities, instances: int) -> list:
     ``runs/<name>/figure5.json`` for the same number of instances are reused; once a complexity is
     failed completely (no instance solved, under 1% of the characters right before the first error)
     the longer ones are recorded as failed without testing."""
-    folder = os.path.join(job.out_dir, "runs", job.name)
-    if not all(c in saved_tests(folder, instances) for c in complexities):
-        if not os.path.exists(checkpoint_path(folder)):
-            raise ValueError(f"{checkpoint_path(folder)} is missing: the run's final model cannot be tested"
+    saved = saved_tests(job.folder, instances)
+    if not all(c in saved for c in complexities):
+        if not os.path.exists(checkpoint_path(job.folder)):
+            raise ValueError(f"{checkpoint_path(job.folder)} is missing: the run's final model cannot be tested"
                              f" (delete runs/{job.name}.json to train the run again)")
-        with held(folder):                                     # another sweep may be testing it
-            add_tests(job, folder, complexities, instances)
-    saved = saved_tests(folder, instances)
+        with held(job.folder):                                 # another sweep may be testing it
+            saved = add_tests(job, complexities, instances)
     return [saved[c] for c in sorted(complexities)]
 
 
-def add_tests(job, folder, complexities, instances: int) -> None:
-    """Test the final model in ``folder`` at the ``complexities`` its ``figure5.json`` lacks, and add them."""
-    saved = saved_tests(folder, instances)
-    if not all(c in saved for c in complexities):
-        controller, extra = load_checkpoint(checkpoint_path(folder))
-        base = QConfig.from_saved(extra["config"]).base
-        agent = GreedyAgent(controller)
-        hopeless = False
-        for c in sorted(complexities):
-            if c in saved:
-                hopeless = saved[c]["solved"] == 0.0 and saved[c]["char_accuracy"] < 0.01
-                continue
-            if hopeless:
-                saved[c] = dict(complexity=c, instances=instances, solved=0.0, char_accuracy=0.0, tested=False)
-                continue
+def add_tests(job, complexities, instances: int) -> dict:
+    """Test the final model of ``job``'s run at the ``complexities`` its ``figure5.json`` lacks and add them;
+    all its tests, as ``saved_tests``."""
+    saved = saved_tests(job.folder, instances)
+    if all(c in saved for c in complexities):
+        return saved                                           # another sweep tested it meanwhile
+    controller, extra = load_checkpoint(checkpoint_path(job.folder))
+    base = QConfig.from_saved(extra["config"]).base
+    agent = GreedyAgent(controller)
+    hopeless = False
+    for c in sorted(complexities):
+        if c not in saved and hopeless:
+            saved[c] = dict(complexity=c, instances=instances, solved=0.0, char_accuracy=0.0, tested=False)
+        elif c not in saved:
             r = evaluate_complexity(agent, job.task, c, instances, base=base, seed=10_000 * (job.seed + 1) + c)
             saved[c] = dict(complexity=c, instances=instances, solved=r["solved"],
                             char_accuracy=round(r["char_accuracy"], 6), tested=True)
-            hopeless = r["solved"] == 0.0 and r["char_accuracy"] < 0.01
-        atomic_write_json(os.path.join(folder, RESULTS), [saved[c] for c in sorted(saved)])
+        hopeless = saved[c]["solved"] == 0.0 and saved[c]["char_accuracy"] < 0.01
+    atomic_write_json(os.path.join(job.folder, RESULTS), [saved[c] for c in sorted(saved)])
+    return saved
 
 
 def saved_tests(folder, instances: int) -> dict:

@@ -47,6 +47,12 @@ class Job:
         return run_name(self.task, self.column, self.seed, self.options.get("base", BASE_DEFAULT),
                         self.options.get("reward", REWARD_DEFAULT))
 
+    @property
+    def folder(self) -> str:
+        """The run's directory, ``<out_dir>/runs/<name>`` (its log is that path + ".json"); "" without an
+        ``out_dir``."""
+        return os.path.join(self.out_dir, "runs", self.name) if self.out_dir else ""
+
     def config(self) -> QConfig:
         column = TABLE1_COLUMNS[self.column]
         unknown = sorted(set(self.options) - {f.name for f in fields(QConfig)})
@@ -108,11 +114,12 @@ def run_table1_job(job: Job) -> dict:
     cfg = job.config()
     if not job.out_dir:
         return summarize_run(job.task, job.column, job.seed, train_job(job, cfg))
-    done, folder = (os.path.join(job.out_dir, "runs", job.name + ext) for ext in (".json", ""))
+    done = job.folder + ".json"
     if not os.path.exists(done):
-        if os.path.exists(checkpoint_path(folder)):                 # a run of other options: refused before waiting
-            same_config(cfg, load_checkpoint(checkpoint_path(folder))[1]["config"], checkpoint_path(folder))
-        with held(folder):                                          # another sweep may be training it
+        saved = checkpoint_path(job.folder)
+        if os.path.exists(saved):                                   # a run of other options: refused before waiting
+            same_config(cfg, load_checkpoint(saved)[1]["config"], saved)
+        with held(job.folder):                                      # another sweep may be training it
             if not os.path.exists(done):
                 atomic_write_json(done, train_job(job, cfg))
     with open(done) as f:
@@ -123,8 +130,8 @@ def run_table1_job(job: Job) -> dict:
 
 def train_job(job: Job, cfg: QConfig) -> dict:
     """Train ``job``'s run to its end (from its saved checkpoint if there is one); its compact report."""
-    folder = os.path.join(job.out_dir, "runs", job.name) if job.out_dir else None
-    resuming = folder is not None and os.path.exists(checkpoint_path(folder))
+    folder = job.folder
+    resuming = bool(folder) and os.path.exists(checkpoint_path(folder))
     live_path = folder + ".log" if folder else os.devnull      # progress as it goes: tail -f <out>/runs/<name>.log
     lines = []
     if resuming and os.path.exists(live_path):

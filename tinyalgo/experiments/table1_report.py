@@ -54,6 +54,11 @@ def run_name(task, column, seed, base=10, reward="binary") -> str:
             + (f"-r{reward}" if reward != REWARD_DEFAULT else "") + f"-s{seed}")
 
 
+def discount_kind(column) -> str:
+    """"dynamic" for a Table 1 column with the dynamic discount (paper section 6.1), else "constant"."""
+    return "dynamic" if TABLE1_COLUMNS[column]["discount"] == "dynamic" else "constant"
+
+
 def row_run_name(row) -> str:
     """The ``run_name`` of a summarized run's row."""
     return run_name(row["task"], row["column"], row["seed"], option_value(row, "base"), option_value(row, "reward"))
