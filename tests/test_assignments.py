@@ -53,6 +53,8 @@ WRONG = [
      "test_addition_actions_by_hand", "expected ['down', 'left+write'"),
     ("tinyalgo/curriculum.py", "self.level += self.increment", "self.level += self.increment - 1",
      "test_curriculum_advances_after_a_perfect_validation", "100% solved must add 4"),
+    ("tinyalgo/automata/minimise.py", "        if new.max() == block.max():", "        if True:",     # outputs only
+     "test_refinement_needs_several_rounds", "states 0 and 1 were merged, but they are not equivalent"),
 ]
 
 

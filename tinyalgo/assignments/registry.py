@@ -70,6 +70,14 @@ LSTM_PRE = Twin("tinyalgo.fast.cores", "lstm_step_backward_pre",
                 "the LSTM step backward to dx, dh, dc and the pre-activation gradients")
 
 
+# Off limits in every solution: the numerical gradient and what the grading tests compare with.  Everything
+# imported from tinyalgo.fast, tinyalgo.gradcheck and tinyalgo.assignments is refused too (screen.py).
+OFF_LIMITS = ("numerical_gradient", "rel_error", "check_gradients", "gradient_errors", "assert_gradients",
+              "assert_targets")
+# What runs a rollout's backward pass another way (the controller's own entry points and the fast path).
+OTHER_BACKWARDS = ("backward", "rollout", "Rollout", "frozen", "fast", "FrozenController")
+
+
 @dataclass(frozen=True)
 class Assignment:
     name: str
@@ -80,6 +88,12 @@ class Assignment:
     minutes: int                    # expected time for a student
     uses: tuple = field(default=())
     twins: tuple = field(default=())        # Twin: the same gradients in tinyalgo/fast/, stubbed in a copy
+    forbidden: tuple = field(default=())    # names a solution may not call or name (besides OFF_LIMITS)
+
+    @property
+    def off_limits(self) -> tuple:
+        """Every name this assignment's solutions may not call or name (``screen.py``)."""
+        return OFF_LIMITS + tuple(self.forbidden)
 
     @property
     def total(self) -> int:
@@ -128,7 +142,8 @@ _A = [
         (Function("tinyalgo.controller", "Controller.step_backward",
                   "Controller.step_backward: the layer and core backward passes of one step, in reverse order"),),
         {"test_step_backward_gru": 3, "test_step_backward_lstm_two_layers": 2, "test_step_backward_ff": 1},
-        "03", 60, uses=("layers", "softmax_nll", "gru_backward", "lstm_backward"), twins=(FAST_BPTT,)),
+        "03", 60, uses=("layers", "softmax_nll", "gru_backward", "lstm_backward"), twins=(FAST_BPTT,),
+        forbidden=OTHER_BACKWARDS + ("bptt",)),
     Assignment(
         "bptt", "Backpropagation through time over a list of step caches, with the episode barrier",
         (Function("tinyalgo.bptt", "backward",
@@ -136,7 +151,7 @@ _A = [
                   " and cutting the state gradient at the episode barrier"),),
         {"test_bptt_gradient_check_gru": 4, "test_bptt_gradient_check_lstm": 2, "test_episode_barrier": 2},
         "03", 45, uses=("controller_backward", "layers", "softmax_nll", "gru_backward", "lstm_backward"),
-        twins=(FAST_BPTT,)),
+        twins=(FAST_BPTT,), forbidden=OTHER_BACKWARDS),
     Assignment(
         "addition_ground_truth", "The ground-truth actions of addition and 3-number addition (the zig-zag)",
         (Function("tinyalgo.tasks.arithmetic", "_ColumnArithmetic._zigzag",
@@ -156,13 +171,13 @@ _A = [
         (Function("tinyalgo.qlearning", "dynamic_one_step_targets",
                   "dynamic_one_step_targets: r/V + gamma (V'/V) max Qhat', without bootstrap at a terminal step"),),
         {"test_dynamic_targets_by_hand": 3, "test_dynamic_targets_gamma": 1, "test_dynamic_targets_new_episode": 2},
-        "05", 20),
+        "05", 20, forbidden=("watkins_targets", "lambda_returns", "targets")),
     Assignment(
         "lambda_returns", "Generic lambda-returns, the form behind Watkins Q(lambda)",
         (Function("tinyalgo.qlearning", "lambda_returns",
                   "lambda_returns: the backward recursion G_t = r_t + d_t ((1 - l_t) boot_t+1 + l_t G_t+1)"),),
         {"test_lambda_one": 2, "test_lambda_zero": 1, "test_lambda_half": 2, "test_lambda_per_step_and_end": 1},
-        "05", 30),
+        "05", 30, forbidden=("watkins_targets", "dynamic_one_step_targets", "targets")),
     Assignment(
         "watkins", "Watkins Q(lambda) targets with the dynamic discount, cut at exploratory steps",
         (Function("tinyalgo.qlearning", "watkins_targets",
@@ -170,13 +185,20 @@ _A = [
                   " each exploratory step and at the rollout's end"),),
         {"test_watkins_dynamic_no_exploration": 2, "test_watkins_exploratory_cut": 3,
          "test_watkins_rollout_end_and_new_episode": 2, "test_watkins_constant_discount": 2},
-        "05", 60),
+        "05", 60, forbidden=("lambda_returns", "dynamic_one_step_targets", "targets")),
     Assignment(
         "penalty", "The penalty kappa (sum_a Qhat(s, a) - 1)^2 and its gradient",
         (Function("tinyalgo.qlearning", "penalty",
                   "penalty: kappa * sum of (sum_a q - 1)^2 over the (masked) states, and dq"),),
         {"test_penalty_by_hand": 3, "test_penalty_mask": 2, "test_penalty_gradient_check": 2},
-        "05", 20),
+        "05", 20, forbidden=("penalty_hinge", "td_gradient")),
+    Assignment(
+        "machine_extraction", "Extracting a machine: Moore's partition refinement to the minimal machine",
+        (Function("tinyalgo.automata.minimise", "minimise",
+                  "minimise: refine the blocks of same-output states until none splits, then _renumber"),),
+        {"test_figure_4a_padded_with_duplicated_states": 2, "test_refinement_needs_several_rounds": 3,
+         "test_never_seen_entries_keep_states_apart": 3, "test_blocks_numbered_breadth_first_from_the_start": 2},
+        "06", 45),
 ]
 
 ASSIGNMENTS = {a.name: a for a in _A}

@@ -15,9 +15,15 @@ def minimise(m: Machine):
     """The minimal machine equivalent to ``m`` as a completely specified
     machine ("never seen" and "unknown next" are values like the others):
     Moore's partition refinement.  Start from the blocks of states with the
-    same outputs on every input; split a block while two of its states go,
-    on some input, to different blocks; stop when no block splits.
+    same outputs (action and symbol written, "never seen" -1 included) on
+    every input; split a block while two of its states go, on some input, to
+    different blocks (an unknown next state, -1, is a block of its own);
+    stop when no block splits.  Unreachable states are minimised too.
+    Number the blocks canonically with ``_renumber(block, m.start, m.next)``
+    (breadth-first from the start state: its block is 0; unreachable blocks
+    last) and build the machine of the blocks with ``_quotient_tables(m, block)``.
     Returns (machine, block (S,) of each state of ``m``)."""
+    ### BEGIN SOLUTION
     out = np.concatenate([m.action, m.symbol], axis=1)
     block = np.unique(out, axis=0, return_inverse=True)[1].reshape(-1)
     while True:
@@ -29,6 +35,7 @@ def minimise(m: Machine):
         block = new
     block = _renumber(block, m.start, m.next)
     return _quotient_tables(m, block), block
+    ### END SOLUTION
 
 
 def _renumber(block, start, nxt):
