@@ -1,7 +1,8 @@
-"""Pictures of a ``tinyalgo.trace.Trace`` (matplotlib, headless: the Agg
-backend): the head's trajectory over the input grid, as in the paper's
-Appendix A (Figure "three different solutions to the addition task"), and a
-timeline of the actions taken and the Q-values of every joint action.
+"""Pictures of a ``tinyalgo.trace.Trace`` (matplotlib, each on a
+``tinyalgo.figure.Figure``: no backend needed, none switched): the head's
+trajectory over the input grid, as in the paper's Appendix A (Figure "three
+different solutions to the addition task"), and a timeline of the actions
+taken and the Q-values of every joint action.
 
 On a grid each move is an arrow from cell to cell (vertical arrows shifted
 right when going down and left when going up, horizontal ones shifted up
@@ -12,14 +13,12 @@ time instead.
 """
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
+from matplotlib.patches import Rectangle
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from tinyalgo.fileio import atomic_savefig  # noqa: E402
-from tinyalgo.render import action_name  # noqa: E402
+from tinyalgo.figure import Figure
+from tinyalgo.fileio import atomic_savefig
+from tinyalgo.render import action_name
 
 MOVE_DELTAS = ((-1, 0), (1, 0), (0, 1), (0, -1))          # left, right, down (y + 1), up (y - 1)
 SHIFT = 0.14                                               # how far arrows sit from the cell centre line
@@ -40,7 +39,7 @@ def plot_grid_trajectory(ax, trace, margin: int = 1) -> None:
     cells = trace.board[np.searchsorted(trace.board_y, ys)][:, np.searchsorted(trace.board_x, xs)]
     for j, y in enumerate(ys):
         for i, x in enumerate(xs):
-            ax.add_patch(plt.Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, lw=0.6, color="0.6"))
+            ax.add_patch(Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, lw=0.6, color="0.6"))
             ax.text(x, y, trace.chars[cells[j, i]], ha="center", va="center", fontsize=9, color="0.45")
     for s in trace.steps:
         move, write = s.action % trace.n_moves, s.action >= trace.n_moves
@@ -113,25 +112,39 @@ def plot_timeline(ax_q, ax_a, trace) -> None:
     ax_a.legend(fontsize=6, loc="best")
 
 
-def write_trace_png(trace, path, title: str = None) -> None:
-    """The trajectory above, the Q-value timeline and the actions below, in one PNG."""
-    fig, axes = plt.subplots(3, 1, figsize=(9, 9), gridspec_kw=dict(height_ratios=[1.3, 1, 0.8]))
+def trace_figure(trace, title: str = None) -> Figure:
+    """The trajectory above, the Q-value timeline and the actions below."""
+    fig = Figure(figsize=(9, 9))
+    axes = fig.subplots(3, 1, gridspec_kw=dict(height_ratios=[1.3, 1, 0.8]))
     plot_trajectory(axes[0], trace)
     plot_timeline(axes[1], axes[2], trace)
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    atomic_savefig(fig, path, dpi=110)
-    plt.close(fig)
+    return fig
 
 
-def write_trajectory_png(trace, path, title: str = None) -> None:
+def trajectory_figure(trace, title: str = None) -> Figure:
     """The trajectory picture alone (Appendix A)."""
     xs, ys = visited_window(trace)
-    fig, ax = plt.subplots(figsize=(max(3.0, 0.7 * len(xs) + 1.5), max(2.5, 0.7 * len(ys) + 1.5)))
+    fig = Figure(figsize=(max(3.0, 0.7 * len(xs) + 1.5), max(2.5, 0.7 * len(ys) + 1.5)))
+    ax = fig.subplots()
     plot_trajectory(ax, trace)
     if title:
         ax.set_title(title, fontsize=9)
     fig.tight_layout()
+    return fig
+
+
+def write_trace_png(trace, path, title: str = None) -> Figure:
+    """``trace_figure`` saved to the PNG ``path``; returns the figure."""
+    fig = trace_figure(trace, title)
     atomic_savefig(fig, path, dpi=110)
-    plt.close(fig)
+    return fig
+
+
+def write_trajectory_png(trace, path, title: str = None) -> Figure:
+    """``trajectory_figure`` saved to the PNG ``path``; returns the figure."""
+    fig = trajectory_figure(trace, title)
+    atomic_savefig(fig, path, dpi=110)
+    return fig

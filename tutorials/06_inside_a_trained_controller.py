@@ -79,7 +79,7 @@ write_trace_png(trace, "reverse_trace.png", "FF controller on reverse (Q-learnin
 
 # %%
 from tinyalgo.automata import MachineAgent, extract, fidelity
-from tinyalgo.automata.draw import draw_machine
+from tinyalgo.automata.draw import draw_machine, drawing_kind
 
 extraction = extract(controller, "reverse")
 raw, minimal, machine = extraction["raw"], extraction["minimal"], extraction["reduced"]
@@ -93,7 +93,8 @@ assert (machine.action[start, digits] == 1).all() and (machine.next[start, digit
 turned = machine.next[start, marker]
 assert machine.action[start, marker] == 0 and turned != start           # at the marker: left, a new state
 assert (machine.action[turned, digits] == 2).all() and (machine.symbol[turned, digits] == digits).all()
-print("drawn as a", draw_machine(machine, "reverse_machine.png", "reverse: the FF controller's machine"))
+draw_machine(machine, "reverse_machine.png", "reverse: the FF controller's machine")
+print("drawn as a", drawing_kind(machine))
 
 # %% [markdown]
 # ![The extracted machine](reverse_machine.png)

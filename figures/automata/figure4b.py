@@ -44,6 +44,7 @@ from tinyalgo.automata.record import record
 from tinyalgo.cli.args import int_at_least
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity, first_departures
 from tinyalgo.experiments.table2 import train_short
+from tinyalgo.figure import Figure
 from tinyalgo.fileio import atomic_savefig, atomic_write_json
 from tinyalgo.tasks import RIGHT
 
@@ -98,11 +99,10 @@ def machine_summary(m) -> dict:
 
 
 def draw_panels(network, machines, clusters, drawings, path) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.image import imread
 
-    fig, axes = plt.subplots(1, 4, figsize=(23, 6), gridspec_kw=dict(width_ratios=[1, 0.8, 1.3, 1.3]))
+    fig = Figure(figsize=(23, 6))
+    axes = fig.subplots(1, 4, gridspec_kw=dict(width_ratios=[1, 0.8, 1.3, 1.3]))
     ax = axes[0]
     x = np.arange(len(DIGITS))
     ax.plot(x, [network[d] for d in DIGITS], "o-", color="black", label="LSTM-200 (greedy)")
@@ -127,12 +127,11 @@ def draw_panels(network, machines, clusters, drawings, path) -> None:
     ax.set_xlabel("moves right so far")
     ax.set_title("states while moving right (1-6 digits):\nk-means cluster per time step", fontsize=10)
     for ax, (title, png) in zip(axes[2:], drawings):
-        ax.imshow(plt.imread(png))
+        ax.imshow(imread(png))
         ax.set_axis_off()
         ax.set_title(title, fontsize=10)
     fig.tight_layout()
     atomic_savefig(fig, path, dpi=100)
-    plt.close(fig)
 
 
 def main(argv=None) -> dict:

@@ -1,17 +1,16 @@
-"""Drawing a machine with matplotlib (Agg, headless): a state diagram for
-machines of up to ``MAX_DIAGRAM_STATES`` states (the paper's Figure 4),
-a transition-table heatmap for bigger ones."""
+"""Drawing a machine with matplotlib, on a ``tinyalgo.figure.Figure`` (no
+backend needed, none switched): a state diagram for machines of up to
+``MAX_DIAGRAM_STATES`` states (the paper's Figure 4), a transition-table
+heatmap for bigger ones."""
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
+from matplotlib.patches import Circle, FancyArrowPatch
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt                      # noqa: E402
-import numpy as np                                   # noqa: E402
-from matplotlib.patches import Circle, FancyArrowPatch   # noqa: E402
-
-from tinyalgo.symbols import Vocabulary             # noqa: E402
-from tinyalgo.tasks import MOVE_NAMES               # noqa: E402
+from tinyalgo.figure import Figure
+from tinyalgo.fileio import atomic_savefig
+from tinyalgo.symbols import Vocabulary
+from tinyalgo.tasks import MOVE_NAMES
 
 MAX_DIAGRAM_STATES = 30
 MAX_DIAGRAM_EDGES = 48           # more arrows than this do not read: the heatmap instead
@@ -67,15 +66,23 @@ def state_name(machine, s: int) -> str:
     return f"{s}\n({move})"
 
 
-def draw_machine(machine, path, title: str = "") -> str:
-    """Draw ``machine`` to the PNG ``path``: a state diagram up to
-    ``MAX_DIAGRAM_STATES`` states and ``MAX_DIAGRAM_EDGES`` arrows (pairs of
-    states joined by a transition), else a heatmap.  Returns which one."""
-    if machine.n_states <= MAX_DIAGRAM_STATES and len(edge_labels(machine)) <= MAX_DIAGRAM_EDGES:
-        _diagram(machine, path, title)
-        return "diagram"
-    _heatmap(machine, path, title)
-    return "heatmap"
+def drawing_kind(machine) -> str:
+    """"diagram" up to ``MAX_DIAGRAM_STATES`` states and ``MAX_DIAGRAM_EDGES``
+    arrows (pairs of states joined by a transition), else "heatmap"."""
+    small = machine.n_states <= MAX_DIAGRAM_STATES and len(edge_labels(machine)) <= MAX_DIAGRAM_EDGES
+    return "diagram" if small else "heatmap"
+
+
+def machine_figure(machine, title: str = "") -> Figure:
+    """``machine`` drawn as its ``drawing_kind`` says."""
+    return _diagram(machine, title) if drawing_kind(machine) == "diagram" else _heatmap(machine, title)
+
+
+def draw_machine(machine, path, title: str = "") -> Figure:
+    """``machine_figure`` saved to the PNG ``path``; returns the figure."""
+    fig = machine_figure(machine, title)
+    atomic_savefig(fig, path, dpi=fig.dpi)
+    return fig
 
 
 def _layout(machine):
@@ -87,11 +94,12 @@ def _layout(machine):
     return np.stack([np.cos(angle), np.sin(angle)], axis=1) * (1.0 + 0.12 * S)
 
 
-def _diagram(machine, path, title):
+def _diagram(machine, title) -> Figure:
     S = machine.n_states
     pos = _layout(machine)
     size = 5 + 0.45 * S
-    fig, ax = plt.subplots(figsize=(size, size * 0.85 if S > 2 else 3.6))
+    fig = Figure(figsize=(size, size * 0.85 if S > 2 else 3.6), dpi=110 if S <= 10 else 80)
+    ax = fig.subplots()
     radius = 0.32
     for s in range(S):
         ax.add_patch(Circle(pos[s], radius, fill=True, fc="#dbe9f6", ec="black", lw=2 if s == machine.start else 1))
@@ -130,15 +138,15 @@ def _diagram(machine, path, title):
     ax.axis("off")
     ax.set_title(title or f"{machine.task}: {S} states", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110 if S <= 10 else 80)
-    plt.close(fig)
+    return fig
 
 
-def _heatmap(machine, path, title):
+def _heatmap(machine, title) -> Figure:
     S, V = machine.action.shape
     chars = Vocabulary(machine.base).chars
     seen_inputs = np.nonzero((machine.action >= 0).any(axis=0))[0]
-    fig, axes = plt.subplots(1, 2, figsize=(4 + 0.5 * len(seen_inputs), 2 + 0.09 * S + 2), sharey=True)
+    fig = Figure(figsize=(4 + 0.5 * len(seen_inputs), 2 + 0.09 * S + 2), dpi=100)
+    axes = fig.subplots(1, 2, sharey=True)
     out = np.where(machine.action >= 0,
                    np.where(machine.action >= machine.n_moves, machine.action * 16 + np.maximum(machine.symbol, 0), machine.action * 16), -1)
     codes, inv = np.unique(out[:, seen_inputs], return_inverse=True)
@@ -166,5 +174,4 @@ def _heatmap(machine, path, title):
     axes[0].set_ylabel("state")
     fig.suptitle(title or f"{machine.task}: {S} states (blank: never seen)", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    return fig

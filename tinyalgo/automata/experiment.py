@@ -11,7 +11,7 @@ import os
 import time
 
 from tinyalgo.automata.agent import MachineAgent
-from tinyalgo.automata.draw import draw_machine
+from tinyalgo.automata.draw import draw_machine, drawing_kind
 from tinyalgo.automata.extract import extract, fidelity
 from tinyalgo.automata.machine import load_machine
 from tinyalgo.checkpoint import load_checkpoint
@@ -52,8 +52,8 @@ def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instanc
     r = extract(controller, task, base, instances=record_instances, tests=tests)
     m = r["reduced"]
     m.save(os.path.join(out, f"{name}.json"))
-    drawing = draw_machine(m, os.path.join(out, f"{name}.png"),
-                           f"{name}: {m.n_states} states ({r['minimal'].n_states} before the don't-care reduction)")
+    draw_machine(m, os.path.join(out, f"{name}.png"),
+                 f"{name}: {m.n_states} states ({r['minimal'].n_states} before the don't-care reduction)")
     log(f"{name}: k {r['k']}, states raw {r['raw'].n_states} minimal {r['minimal'].n_states}"
         f" reduced {m.n_states}, conflicts {r['raw'].info['conflicts']} of {r['steps']}, {r['seconds']}")
     res = dict(model=name, task=task, core=controller.config.core, units=controller.config.units, k=r["k"],
@@ -61,7 +61,7 @@ def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instanc
                conflicts=r["raw"].info["conflicts"], recorded_steps=r["steps"], record_instances=record_instances,
                tests=tests, refused_merges=r["raw"].info.get("refused_merges"),
                replay=r["tried"][r["k"]], extraction_seconds=r["seconds"],
-               drawing=drawing, fidelity=[fidelity(m, controller, c, instances, seed=1000 + c) for c in (100, 1000)],
+               drawing=drawing_kind(m), fidelity=[fidelity(m, controller, c, instances, seed=1000 + c) for c in (100, 1000)],
                accuracy=[], adversarial=[])
     long_instances = long_instances or {}
     factor = make_task(task, base).factor

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from tinyalgo.automata.draw import draw_machine
+from tinyalgo.automata.draw import draw_machine, drawing_kind
 from tinyalgo.automata.extract import default_complexities, extract, fidelity
 from tinyalgo.cli.args import check_writable_folder, checkpoint_task, int_at_least, task_name
 from tinyalgo.fileio import atomic_write_json
@@ -32,7 +32,7 @@ def cmd_automaton(args) -> int:
     os.makedirs(args.out, exist_ok=True)
     m.save(os.path.join(args.out, "machine.json"))
     minimal.save(os.path.join(args.out, "machine-minimal.json"))
-    kind = draw_machine(m, os.path.join(args.out, "machine.png"), f"{task}: {m.n_states} states")
+    draw_machine(m, os.path.join(args.out, "machine.png"), f"{task}: {m.n_states} states")
     reports = []
     for c in args.fidelity:
         f = fidelity(m, controller, c, args.fidelity_instances, seed=args.seed + 1000 + c, base=base)
@@ -44,7 +44,7 @@ def cmd_automaton(args) -> int:
                       dict(checkpoint=args.checkpoint, task=task, base=base, k=r["k"], raw_states=raw.n_states,
                            minimal_states=minimal.n_states, states=m.n_states, conflicts=raw.info["conflicts"],
                            recorded_steps=r["steps"], seconds=r["seconds"], fidelity=reports))
-    print(f"wrote {args.out}/machine.json, machine-minimal.json, machine.png ({kind}), fidelity.json")
+    print(f"wrote {args.out}/machine.json, machine-minimal.json, machine.png ({drawing_kind(m)}), fidelity.json")
     return 0
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 from tinyalgo.experiments.table1_report import results_csv
+from tinyalgo.figure import Figure
 from tinyalgo.fileio import atomic_savefig, atomic_write_bytes
 from tinyalgo.supervised import SupervisedConfig, train_supervised
 
@@ -58,26 +59,30 @@ def run_figure3(tasks, controllers, seeds, budget, complexities, instances, work
     return sorted(rows, key=lambda r: (r["task"], r["controller"], r["seed"], r["complexity"]))
 
 
-def plot_figure3(rows, path) -> None:
+def plot_figure3(rows, path) -> Figure:
     """Accuracy (instances solved) against complexity, one panel per task, one colour per controller."""
     styles = {"ff": dict(ls="--", lw=3.5), "gru": dict(ls="-", lw=2), "lstm": dict(ls=":", lw=2.5)}
     series = [(c, color, styles[c], c.upper()) for c, color in zip(CONTROLLERS, ("tab:green", "tab:blue", "tab:red"))]
-    plot_accuracy(rows, path, "controller", series,
-                  "Supervised training (paper Fig. 3): accuracy against test complexity")
+    return plot_accuracy(rows, path, "controller", series,
+                         "Supervised training (paper Fig. 3): accuracy against test complexity")
 
 
-def plot_accuracy(rows, path, key, series, title) -> None:
+def plot_accuracy(rows, path, key, series, title) -> Figure:
+    """``accuracy_figure`` saved to the PNG ``path``; returns the figure."""
+    fig = accuracy_figure(rows, key, series, title)
+    atomic_savefig(fig, path, dpi=90)
+    return fig
+
+
+def accuracy_figure(rows, key, series, title) -> Figure:
     """Accuracy (instances solved) against complexity, one panel per task: for each
     ``(value, color, style, label)`` of ``series``, the rows whose ``key`` is ``value``,
     a thin line per seed and their mean (paper Figures 3 and 5)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     tasks = [t for t in TASKS if any(r["task"] == t for r in rows)]
     ncols = min(3, len(tasks))
     nrows = -(-len(tasks) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(1 + 4 * ncols, 0.5 + 3.25 * nrows), sharey=True, squeeze=False)
+    fig = Figure(figsize=(1 + 4 * ncols, 0.5 + 3.25 * nrows))
+    axes = fig.subplots(nrows, ncols, sharey=True, squeeze=False)
     for ax, task in zip(axes.ravel(), tasks):
         counts = set()
         for value, color, style, label in series:
@@ -105,8 +110,7 @@ def plot_accuracy(rows, path, key, series, title) -> None:
     axes[0, 0].legend(loc="lower left", fontsize=8)
     fig.suptitle(title)
     fig.tight_layout()
-    atomic_savefig(fig, path, dpi=90)
-    plt.close(fig)
+    return fig
 
 
 def merge_rows(old_csv, new_rows) -> list:

@@ -42,6 +42,7 @@ from tinyalgo.complexity import UniformComplexity
 from tinyalgo.checkpoint import save_checkpoint
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
+from tinyalgo.figure import Figure
 from tinyalgo.fileio import atomic_savefig, atomic_write_bytes, atomic_write_json
 from tinyalgo.layers import softmax
 from tinyalgo.optim import scale_gradients, sgd_step
@@ -138,18 +139,21 @@ def instance_statistics(controller, digits: int, instances: int, seed: int) -> d
     return {name: dict(mean=float(values[:, k].mean()), sd=float(values[:, k].std())) for k, name in enumerate(names)}
 
 
-def write_table2_figure(results, path) -> None:
+def write_table2_figure(results, path) -> Figure:
+    """``table2_figure`` saved to the PNG ``path``; returns the figure."""
+    fig = table2_figure(results)
+    atomic_savefig(fig, path, dpi=110)
+    return fig
+
+
+def table2_figure(results) -> Figure:
     """One column per model: the confidences of move left (green) and move
     right (red) over time above, the autocorrelation matrix below (paper
     Table 2).  ``results``: dicts with name, state, p_left, p_right, A,
     phase, within, across."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     k = len(results)
-    fig, axes = plt.subplots(2, k, figsize=(4.2 * k, 8), squeeze=False,
-                             gridspec_kw=dict(height_ratios=[1, 1.6]))
+    fig = Figure(figsize=(4.2 * k, 8))
+    axes = fig.subplots(2, k, squeeze=False, gridspec_kw=dict(height_ratios=[1, 1.6]))
     for i, r in enumerate(results):
         ax = axes[0, i]
         steps = np.arange(len(r["p_left"]))
@@ -182,8 +186,7 @@ def write_table2_figure(results, path) -> None:
              "so its state is the extra layer's output t = tanh(.), which both heads read", ha="center", fontsize=8)
 
     fig.tight_layout(rect=(0, 0.04, 1, 1))
-    atomic_savefig(fig, path, dpi=110)
-    plt.close(fig)
+    return fig
 
 
 def table2_csv(results) -> str:
