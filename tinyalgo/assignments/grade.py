@@ -1,103 +1,253 @@
-"""``grade``: run a copy's grading tests against the copy's own package and score them.
+"""``grade``: score a student's copy with the instructor's tests, trusting nothing in it.
 
-pytest runs in a subprocess whose working directory is the copy and whose
-PYTHONPATH is the copy alone, so ``import tinyalgo`` finds the student's
-package, not an installed one (checked before the tests run).  The outcome of
-every test comes from pytest's JUnit XML report; its points from
-the copy's ``points.json``.  A test that did not run (its file failed to import)
-scores 0.
+What runs is built from the instructor's side (the threat model is in
+INSTRUCTOR.md, written by ``make``):
+
+1. the instructor's folder (``make`` wrote it beside the copy) holds the
+   grading tests, ``points.json``, ``manifest.json`` and ``handout/``, the
+   package exactly as handed out;
+2. ``manifest.read_submission`` takes from the submission only the bodies
+   that replace the stubs, and lists every other change: an assignment
+   touched by one is refused (0 points, with the reason);
+3. each body must compile (else the assignment is not graded: file, line,
+   message) and pass ``screen`` (what a solution may name): a refused body
+   scores 0, with its line;
+4. the grading folder is a temporary copy of ``handout/`` with the accepted
+   bodies spliced in and the instructor's tests beside it; a refused
+   assignment keeps its stub, so tests of other assignments that call it fail
+   as if it were not written;
+5. ``sandbox.run_tests`` runs pytest there in an isolated process, with a
+   time limit per test; a test the audit hook catches reaching outside costs
+   its assignment all of its points.
+
+Points come only from tests that ran and passed.
 """
 from __future__ import annotations
 
+import ast
 import json
-import os
 import pathlib
-import subprocess
+import shutil
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
+
+import tinyalgo
+from tinyalgo.assignments import manifest as manifests
+from tinyalgo.assignments import registry
+from tinyalgo.assignments.sandbox import check_pytest, run_tests
+from tinyalgo.assignments.screen import screen, wrap
+from tinyalgo.assignments.stubs import find_function
+
+SUPPORT = ("conftest.py", "grading.py")
 
 
-def _env(directory: pathlib.Path) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(directory), PYTHONDONTWRITEBYTECODE="1")
-    env.pop("PYTEST_ADDOPTS", None)
-    return env
+def instructor_tests(tests) -> dict:
+    """The instructor's grading material at ``tests`` (the ``tests`` folder
+    of the instructor's folder written by ``make``, or that folder itself):
+    {"dir", "points", "manifest", "handout"}, or a ValueError."""
+    tests = pathlib.Path(tests)
+    if (tests / "tests" / "manifest.json").is_file():
+        tests = tests / "tests"
+    need = [tests / "points.json", tests / "manifest.json", tests / "handout" / "tinyalgo" / "__init__.py"]
+    missing = [str(p) for p in need if not p.is_file()]
+    if missing:
+        raise ValueError(f"--tests {tests}: not an instructor's tests folder written by 'assignment make' (missing"
+                         f" {', '.join(missing)}); give <out>-instructor/tests")
+    try:
+        points = json.loads(need[0].read_text(encoding="utf-8"))
+        manifest = json.loads(need[1].read_text(encoding="utf-8"))
+    except ValueError as err:
+        raise ValueError(f"--tests {tests}: points.json or manifest.json is not valid JSON ({err})") from None
+    unknown = [a for a in points if a not in registry.ASSIGNMENTS]
+    if unknown or manifest.get("format") != manifests.FORMAT or set(manifest.get("assignments", [])) != set(points):
+        raise ValueError(f"--tests {tests}: points.json and manifest.json do not describe the same known assignments"
+                         f" (this tinyalgo knows {', '.join(registry.ASSIGNMENTS)})")
+    for name in points:
+        if not (tests / registry.ASSIGNMENTS[name].test_file).is_file():
+            raise ValueError(f"--tests {tests}: {registry.ASSIGNMENTS[name].test_file} is missing")
+    return {"dir": tests.resolve(), "points": points, "manifest": manifest, "handout": (tests / "handout").resolve()}
 
 
-def imported_package(directory) -> str:
-    """Where ``import tinyalgo`` resolves with the grader's environment for ``directory``."""
-    directory = pathlib.Path(directory).resolve()
-    out = subprocess.run([sys.executable, "-c", "import tinyalgo; print(tinyalgo.__file__)"], cwd=directory,
-                         env=_env(directory), capture_output=True, text=True)
-    if out.returncode != 0:
-        raise ValueError(f"the copy's package does not import: {out.stderr.strip().splitlines()[-1:]}")
-    return out.stdout.strip()
+def _package_modules(handout: pathlib.Path) -> set:
+    return {".".join(p.relative_to(handout).with_suffix("").parts).removesuffix(".__init__")
+            for p in (handout / "tinyalgo").rglob("*.py")}
 
 
-def _outcomes(xml_path) -> dict:
-    """{test function name: (outcome, message)} from a JUnit XML report."""
-    results = {}
-    for case in ET.parse(xml_path).getroot().iter("testcase"):
-        name = case.get("name", "").split("[")[0]
-        outcome, message = "passed", ""
-        for kind in ("failure", "error", "skipped"):
-            child = case.find(kind)
-            if child is not None:
-                outcome = {"failure": "failed", "error": "error", "skipped": "skipped"}[kind]
-                message = (child.get("message") or child.text or "").strip()
-                break
-        previous = results.get(name)
-        if previous is None or previous[0] == "passed":       # a parametrised test passes only if all cases do
-            results[name] = (outcome, message)
-    return results
+def check_body(body: str, line: int, path: str, function: ast.FunctionDef, module: ast.Module,
+               assignment, modules: set):
+    """("ok" | "syntax" | "refused", [messages]) for one student body starting at ``line`` of ``path``."""
+    indent = function.body[-1].col_offset
+    for k, text in enumerate(body.splitlines()):
+        if text.strip() and len(text) - len(text.lstrip()) < indent:
+            return "refused", [f"{path}, line {line + k}: the solution of {function.name} must stay inside the"
+                               f" function (indented at least {indent} spaces)"]
+    try:
+        compile(wrap(body, indent), path, "exec")
+    except SyntaxError as err:
+        at = line + (err.lineno or 2) - 2
+        return "syntax", [f"{path}, line {at}: {type(err).__name__}: {err.msg}"]
+    found = screen(body, indent, function, module, assignment.off_limits, assignment.name, modules)
+    if found:
+        return "refused", [f"{path}, line {line + k}: {message}" for k, message in found]
+    return "ok", []
 
 
-def grade(directory, tests=None, timeout: float = 900.0) -> dict:
-    """Grade the copy in ``directory`` with the tests in ``tests`` (default
-    ``directory/tests``).  Returns {"directory", "package", "tests": [{"assignment",
-    "test", "points", "earned", "outcome", "message"}], "earned", "total"}."""
-    directory = pathlib.Path(directory).resolve()
-    if not (directory / "tinyalgo" / "__init__.py").is_file():
-        raise ValueError(f"{directory} holds no tinyalgo package; give a directory written by 'assignment make'")
-    tests = pathlib.Path(tests).resolve() if tests else directory / "tests"
-    points_file = tests / "points.json"
-    if not points_file.is_file():
-        raise ValueError(f"{points_file} is missing; give the tests directory written by 'assignment make'")
-    points = json.loads(points_file.read_text(encoding="utf-8"))
-    package = imported_package(directory)
-    if not pathlib.Path(package).resolve().is_relative_to(directory):
-        raise ValueError(f"the tests would import tinyalgo from {package}, not from the copy in {directory}")
-    with tempfile.TemporaryDirectory() as tmp:
-        xml_path = pathlib.Path(tmp) / "report.xml"
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
-               f"--junitxml={xml_path}", "--rootdir", str(tests), str(tests)]
-        try:
-            run = subprocess.run(cmd, cwd=directory, env=_env(directory), capture_output=True, text=True,
-                                 timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise ValueError(f"the tests took more than {timeout:.0f} s") from None
-        outcomes = _outcomes(xml_path) if xml_path.is_file() else {}
+def _splice(handout_text: str, entries: list, bodies: dict) -> str:
+    """The handed-out file with each stub line of ``entries`` replaced by ``bodies[qualname]`` (if given)."""
+    lines = handout_text.splitlines(keepends=True)
+    for entry in sorted(entries, key=lambda e: -e["line"]):
+        body = bodies.get(entry["qualname"])
+        if body is not None:
+            lines[entry["line"]:entry["line"] + 1] = [body if body.endswith("\n") else body + "\n"]
+    return "".join(lines)
+
+
+def _test_name(nodeid: str) -> str:
+    return nodeid.split("::")[-1].split("[")[0]
+
+
+def grade(directory, tests, limit: float = 30.0, python: str = sys.executable, checked: bool = False) -> dict:
+    """Grade the student's copy in ``directory`` with the instructor's tests
+    ``tests`` (see ``instructor_tests``); ``limit``: seconds per test.
+    Returns {"submission", "assignments": {name: {"earned", "total",
+    "status", "reasons"}}, "tests": [{"assignment", "test", "points",
+    "earned", "outcome", "message", "tutorial"}], "earned", "total",
+    "notes", "output"}.  ``checked``: pytest is known to import (grade-all)."""
+    inst = instructor_tests(tests)
+    if not checked:
+        check_pytest(python)
+    directory = pathlib.Path(directory)
+    if not directory.is_dir():
+        raise ValueError(f"{directory} is not a folder; give a student's copy (a folder holding tinyalgo/)")
+    points, handout, manifest = inst["points"], inst["handout"], inst["manifest"]
+    chosen = [registry.ASSIGNMENTS[name] for name in points]
+    status = {a.name: ["graded", []] for a in chosen}
+
+    def refuse(names, reason, kind="refused"):
+        for name in (names if names is not None else list(status)):
+            if status[name][0] == "graded":
+                status[name][0] = kind
+            status[name][1].append(reason)
+
+    copy = manifests.find_copy(directory)
+    notes, bodies, files = [], {}, {}
+    if copy is None:
+        refuse(None, f"no tinyalgo/__init__.py in {directory} (or in one folder inside it): submit the copy's folder",
+               "not graded")
+    else:
+        sub = manifests.read_submission(copy, handout, manifest)
+        notes, bodies, files = sub["notes"], sub["bodies"], sub["files"]
+        for names, reason in sub["problems"]:
+            refuse(names, reason)
+    modules = _package_modules(handout)
+    accepted = {}
+    trees = {}
+    for a in chosen:
+        for f in a.functions:
+            if f.qualname not in bodies or status[a.name][0] != "graded":
+                continue
+            if f.path not in trees:
+                trees[f.path] = ast.parse((handout / f.path).read_text(encoding="utf-8"))
+            function = find_function(trees[f.path], f.qualname)
+            body, line = bodies[f.qualname]
+            kind, messages = check_body(body, line, files[f.qualname], function, trees[f.path], a, modules)
+            if kind == "ok":
+                accepted[f.qualname] = (a.name, body)
+            else:
+                refuse([a.name], "; ".join(messages), "does not compile" if kind == "syntax" else "refused")
+    for a in chosen:                        # an assignment is graded whole: a refused function drops its siblings
+        if status[a.name][0] != "graded":
+            for f in a.functions:
+                accepted.pop(f.qualname, None)
+
+    run = {"reports": {}, "timeouts": [], "collect_errors": [], "tampering": [], "output": ""}
+    graded = [a for a in chosen if status[a.name][0] == "graded"]
+    if graded:
+        with tempfile.TemporaryDirectory(prefix="tinyalgo-grade-") as tmp:
+            tree = pathlib.Path(tmp) / "grading"
+            shutil.copytree(handout, tree, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            for path, entries in manifest["stubs"].items():
+                spliced = _splice((handout / path).read_text(encoding="utf-8"), entries,
+                                  {q: body for q, (_, body) in accepted.items()})
+                (tree / path).write_text(spliced, encoding="utf-8")
+            (tree / "tests").mkdir()
+            for name in SUPPORT + tuple(a.test_file for a in graded):
+                shutil.copyfile(inst["dir"] / name, tree / "tests" / name)
+            protected = [pathlib.Path(directory).resolve(), inst["dir"].parent,
+                         pathlib.Path(tinyalgo.__file__).resolve().parent]
+            run = run_tests(tree, [f"tests/{a.test_file}" for a in graded], protected, limit, python)
+    owner = {test: name for name, table in points.items() for test in table}
+    for nodeid, what in run["tampering"]:
+        name = owner.get(_test_name(nodeid)) if nodeid else None
+        refuse([name] if name else None, f"the grading process refused: {what}"
+                                         f"{' (in ' + _test_name(nodeid) + ')' if nodeid else ''}")
+    rows = _rows(chosen, points, status, run)
+    assignments = {a.name: {"earned": sum(r["earned"] for r in rows if r["assignment"] == a.name),
+                            "total": a.total if a.name in points else 0, "status": status[a.name][0],
+                            "reasons": status[a.name][1]} for a in chosen}
+    ran_nothing = not run["reports"] and graded
+    return {"submission": str(directory), "copy": str(copy) if copy else None, "assignments": assignments,
+            "tests": rows, "earned": sum(r["earned"] for r in rows), "total": sum(r["points"] for r in rows),
+            "notes": notes, "output": run["output"][-6000:] if ran_nothing or run["collect_errors"] else ""}
+
+
+def _rows(chosen, points, status, run) -> list:
+    by_test = {}
+    for nodeid, reports in run["reports"].items():
+        by_test.setdefault(_test_name(nodeid), []).append((nodeid, reports))
+    timeouts = {_test_name(n) for n in run["timeouts"]}
+    collect = "\n".join(text for _, text in run["collect_errors"])
     rows = []
-    for assignment, table in points.items():
-        for test, worth in table.items():
-            outcome, message = outcomes.get(test, ("not run", "the test did not run (see pytest's output)"))
-            rows.append({"assignment": assignment, "test": test, "points": worth,
-                         "earned": worth if outcome == "passed" else 0, "outcome": outcome, "message": message})
-    return {"directory": str(directory), "package": package, "tests": rows,
-            "earned": sum(r["earned"] for r in rows), "total": sum(r["points"] for r in rows),
-            "pytest_output": run.stdout[-4000:] if not outcomes else ""}
+    for a in chosen:
+        kind, reasons = status[a.name]
+        for test, worth in points[a.name].items():
+            outcome, message = "passed", ""
+            if kind != "graded":
+                outcome, message = kind, "; ".join(reasons)
+            elif test in timeouts:
+                outcome = "timeout"
+                message = "the test did not finish within its time limit (an endless loop?); the process was stopped"
+            elif test not in by_test:
+                outcome = "not run"
+                message = ("the tests did not load:\n" + collect) if collect else \
+                    "the test did not run (the grading process stopped before it)"
+            else:
+                for _, reports in by_test[test]:
+                    for when, result, text in reports:
+                        if result == "failed" and outcome == "passed":
+                            outcome = "failed" if when == "call" else "error"
+                            message = text
+                    if not any(when == "call" and result == "passed" for when, result, _ in reports) and \
+                            outcome == "passed":
+                        outcome, message = "not run", "the test was skipped"
+            if outcome != "passed" and kind == "graded":
+                message += f"\nSee tutorial {a.tutorial} ({a.title})."
+            rows.append({"assignment": a.name, "test": test, "points": worth,
+                         "earned": worth if outcome == "passed" and status[a.name][0] == "graded" else 0,
+                         "outcome": outcome, "message": message.strip(), "tutorial": a.tutorial})
+    return rows
 
 
 def format_grade(result: dict) -> str:
-    """One line per test (points, outcome, the failure's first line) and the total."""
-    wa = max([len(r["assignment"]) for r in result["tests"]] + [10])
-    wt = max([len(r["test"]) for r in result["tests"]] + [4])
-    lines = [f"grading {result['directory']} (package {result['package']})"]
-    for r in result["tests"]:
-        first = r["message"].splitlines()[0] if r["message"] and r["outcome"] != "passed" else ""
-        lines.append(f"{r['assignment']:<{wa}}  {r['test']:<{wt}}  {r['earned']:>2}/{r['points']:<2}  "
-                     f"{r['outcome']:<7}  {first[:160]}".rstrip())
-    if result.get("pytest_output"):
-        lines.append(result["pytest_output"])
-    lines.append(f"total: {result['earned']}/{result['total']} points")
+    """The report: per assignment its status and reasons, per test its points,
+    outcome and full message (indented), notes, and the total."""
+    lines = [f"grading {result['submission']}"]
+    for name, a in result["assignments"].items():
+        lines.append(f"\n{name}: {a['earned']}/{a['total']} points" + ("" if a["status"] == "graded" else
+                                                                      f" ({a['status'].upper()})"))
+        for reason in a["reasons"]:
+            lines.append(f"    {reason}")
+        for r in result["tests"]:
+            if r["assignment"] != name:
+                continue
+            lines.append(f"  {r['earned']:>2}/{r['points']:<2} {r['outcome']:<8} {r['test']}")
+            if r["outcome"] not in ("passed", "refused", "not graded", "does not compile") and r["message"]:
+                lines.extend("        " + text for text in r["message"].splitlines())
+    if result["notes"]:
+        lines.append("\nnotes:")
+        lines.extend(f"  {n}" for n in result["notes"])
+    if result.get("output"):
+        lines.append("\npytest's output:")
+        lines.append(result["output"])
+    lines.append(f"\ntotal: {result['earned']}/{result['total']} points")
     return "\n".join(lines)

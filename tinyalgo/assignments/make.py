@@ -2,8 +2,13 @@
 
 The copy holds the whole ``tinyalgo`` tree (so everything not stubbed runs),
 ``setup.cfg`` and ``pyproject.toml`` (``pip install -e DIR`` works), the
-grading tests in ``tests/`` with ``points.json``, a student
-``README.md`` and an ``INSTRUCTOR.md``.
+grading tests in ``tests/`` with ``points.json`` (the student's self-check),
+the tutorials that teach the assigned functions and a student ``README.md``.
+Beside it, ``<out>-instructor/`` holds what is not handed out:
+``INSTRUCTOR.md`` (with the grader's threat model) and ``tests/``, the
+grading tests with ``points.json``, ``manifest.json`` (``manifest.py``) and
+``handout/``, the package as handed out, from which ``grade`` builds what it
+runs.
 
 Two more edits make every copy, student or solution, train on the student's
 functions:
@@ -24,9 +29,11 @@ from __future__ import annotations
 import json
 import pathlib
 import shutil
+import tempfile
 
 import tinyalgo
 from tinyalgo.assignments import registry
+from tinyalgo.assignments.manifest import build as build_manifest
 from tinyalgo.assignments.stubs import set_argument_default, set_field_default, stub_body, stub_function
 
 GRADING = pathlib.Path(__file__).resolve().parent / "grading"
@@ -83,52 +90,51 @@ def twins_of(chosen) -> list:
 
 
 def stub_message(assignment, function) -> str:
-    return f"{function.what}: see tutorial {assignment.tutorial}"
+    return f"{function.what} (assignment {assignment.name}): see tutorial {assignment.tutorial}"
 
 
-def check_out(out) -> pathlib.Path:
+def check_out(out, option: str = "--out") -> pathlib.Path:
     out = pathlib.Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise ValueError(f"--out {out} already exists and is not an empty directory; give a new or empty one"
+        raise ValueError(f"{option} {out} already exists and is not an empty directory; give a new or empty one"
                          " (make never overwrites)")
+    if not out.resolve().parent.is_dir():
+        raise ValueError(f"{option} {out}: its parent folder {out.resolve().parent} does not exist")
     return out
 
 
-def make(names, out, solution: bool = False, package=None) -> dict:
-    """Write the copy of assignments ``names`` into ``out`` (new or empty).
-    ``solution``: keep the solution bodies (an instructor's check copy, full
-    points).  ``package``: the tinyalgo directory to copy (default: this one).
-    The fast twins of the chosen functions are stubbed and the reference
-    path made the default in every copy, ``solution`` or not (module docstring).
-    Returns a summary: {"out", "assignments", "stubbed": ["module:qualname"] (the
-    assignments' functions), "fast_stubbed": ["module:qualname"] (their fast twins), "points"}."""
-    chosen = registry.get(names)
-    out = check_out(out)
-    source = pathlib.Path(package or pathlib.Path(tinyalgo.__file__).parent)
-    # edit in memory first: a bad region or declaration leaves nothing on disk
-    edits, stubbed = {}, []
+def instructor_folder(out) -> pathlib.Path:
+    """Where ``make`` writes the instructor's folder by default: ``<out>-instructor`` beside the copy."""
+    out = pathlib.Path(out)
+    return out.with_name(out.name + "-instructor")
 
-    def text(path):
-        return edits.get(path) or (source / pathlib.Path(path).relative_to("tinyalgo")).read_text(encoding="utf-8")
-    if not solution:
-        for a in chosen:
-            for f in a.functions:
-                edits[f.path] = stub_function(text(f.path), f.qualname, stub_message(a, f), where=f.path)
-                stubbed.append(f"{f.module}:{f.qualname}")
-    twins = twins_of(chosen)
-    for t in twins:
-        edits[t.path] = stub_body(text(t.path), t.qualname, FAST_MESSAGE, where=t.path, docstring=t.docstring)
-    for path, setter, owner, name, old, new in REFERENCE_DEFAULTS:
-        edits[path] = setter(text(path), owner, name, old, new, where=path)
-    out.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(source, out / "tinyalgo",
+
+def tutorial_files(chosen, tutorials: pathlib.Path) -> list:
+    """The tutorials (scripts and their notebooks) that teach the assignments ``chosen``."""
+    numbers = sorted({a.tutorial for a in chosen})
+    return [p for n in numbers for p in sorted(tutorials.glob(f"{n}_*")) if p.suffix in (".py", ".ipynb")]
+
+
+def _write_copy(root: pathlib.Path, source: pathlib.Path, edits: dict, chosen, tutorials) -> None:
+    """A copy of the package at ``root``: ``source`` with ``edits`` ({path: text}), the set-up files, the
+    grading tests (a student's self-check), the README and the tutorials."""
+    shutil.copytree(source, root / "tinyalgo",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "*.npz"))
     for path, text in edits.items():
-        (out / path).write_text(text, encoding="utf-8")
+        (root / path).write_text(text, encoding="utf-8")
     names_line = ", ".join(a.name for a in chosen)
-    (out / "setup.cfg").write_text(SETUP_CFG.format(version=tinyalgo.__version__, names=names_line), encoding="utf-8")
-    (out / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
-    tests = out / "tests"
+    (root / "setup.cfg").write_text(SETUP_CFG.format(version=tinyalgo.__version__, names=names_line),
+                                    encoding="utf-8")
+    (root / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    _write_tests(root / "tests", chosen)
+    (root / "README.md").write_text(student_readme(chosen, [p.name for p in tutorials]), encoding="utf-8")
+    if tutorials:
+        (root / "tutorials").mkdir()
+        for p in tutorials:
+            shutil.copyfile(p, root / "tutorials" / p.name)
+
+
+def _write_tests(tests: pathlib.Path, chosen) -> None:
     tests.mkdir()
     for name in SUPPORT:
         shutil.copyfile(GRADING / name, tests / name)
@@ -136,17 +142,86 @@ def make(names, out, solution: bool = False, package=None) -> dict:
         shutil.copyfile(GRADING / a.test_file, tests / a.test_file)
     points = {a.name: dict(a.points) for a in chosen}
     (tests / "points.json").write_text(json.dumps(points, indent=1) + "\n", encoding="utf-8")
-    (out / "README.md").write_text(student_readme(chosen), encoding="utf-8")
-    (out / "INSTRUCTOR.md").write_text(instructor_readme(chosen, solution), encoding="utf-8")
-    return {"out": str(out), "assignments": [a.name for a in chosen], "stubbed": stubbed,
-            "fast_stubbed": [f"{t.module}:{t.qualname}" for t in twins], "points": sum(a.total for a in chosen)}
+
+
+def make(names, out, solution: bool = False, package=None, instructor=None, autograder: str = None) -> dict:
+    """Write the copy of assignments ``names`` into ``out`` (new or empty) and
+    the instructor's folder into ``instructor`` (default ``<out>-instructor``).
+    ``solution``: keep the solution bodies in the copy (an instructor's check
+    copy, full points).  ``package``: the tinyalgo directory to copy (default:
+    this one).  The fast twins of the chosen functions are stubbed and the
+    reference path made the default in every copy, ``solution`` or not
+    (module docstring).  ``autograder="gradescope"`` also writes the
+    autograder zip into the instructor's folder (``autograder.py``).
+    Both folders are written in full or not at all.  Returns a summary:
+    {"out", "instructor", "assignments", "stubbed": ["module:qualname"] (the
+    assignments' functions), "fast_stubbed": ["module:qualname"] (their fast
+    twins), "tutorials", "points", "autograder"}."""
+    chosen = registry.get(names)
+    if autograder not in (None, "gradescope"):
+        raise ValueError(f"--autograder {autograder!r}: allowed: gradescope")
+    out = check_out(out)
+    instructor = check_out(instructor or instructor_folder(out), "--instructor")
+    if instructor.resolve() == out.resolve():
+        raise ValueError("--instructor must differ from --out: the instructor's folder is not handed out")
+    source = pathlib.Path(package or pathlib.Path(tinyalgo.__file__).parent)
+    tutorials_dir = source.parent / "tutorials"
+    tutorials = tutorial_files(chosen, tutorials_dir) if tutorials_dir.is_dir() else []
+    # edit in memory first: a bad region or declaration leaves nothing on disk
+    edits, stubbed = {}, []
+
+    def text(path):
+        return edits.get(path) or (source / pathlib.Path(path).relative_to("tinyalgo")).read_text(encoding="utf-8")
+    twins = twins_of(chosen)
+    for t in twins:
+        edits[t.path] = stub_body(text(t.path), t.qualname, FAST_MESSAGE, where=t.path, docstring=t.docstring)
+    for path, setter, owner, name, old, new in REFERENCE_DEFAULTS:
+        edits[path] = setter(text(path), owner, name, old, new, where=path)
+    kept = dict(edits)                                # the solution copy: twins stubbed, the regions kept
+    for a in chosen:
+        for f in a.functions:
+            edits[f.path] = stub_function(text(f.path), f.qualname, stub_message(a, f), where=f.path)
+            stubbed.append(f"{f.module}:{f.qualname}")
+    staging = pathlib.Path(tempfile.mkdtemp(prefix=".tinyalgo-make-", dir=out.resolve().parent))
+    try:
+        handout = staging / "handout"
+        _write_copy(handout, source, edits, chosen, tutorials)
+        manifest = build_manifest(handout, chosen)
+        inst = staging / "instructor"
+        inst.mkdir()
+        _write_tests(inst / "tests", chosen)
+        (inst / "tests" / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+        shutil.copytree(handout / "tinyalgo", inst / "tests" / "handout" / "tinyalgo")
+        (inst / "INSTRUCTOR.md").write_text(instructor_readme(chosen, solution, out, instructor), encoding="utf-8")
+        zip_path = None
+        if autograder == "gradescope":
+            from tinyalgo.assignments.autograder import write_gradescope
+            zip_path = write_gradescope(inst, source, inst / "tests", chosen)
+        copy = handout
+        if solution:
+            copy = staging / "solution"
+            _write_copy(copy, source, kept, chosen, tutorials)
+        for target, folder in ((out, copy), (instructor, inst)):
+            if target.exists():
+                target.rmdir()
+            folder.rename(target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return {"out": str(out), "instructor": str(instructor), "assignments": [a.name for a in chosen],
+            "stubbed": [] if solution else stubbed, "fast_stubbed": [f"{t.module}:{t.qualname}" for t in twins],
+            "tutorials": [p.name for p in tutorials], "points": sum(a.total for a in chosen),
+            "autograder": str(instructor / zip_path.relative_to(inst)) if zip_path else None}
 
 
 def _functions(a) -> str:
     return "\n".join(f"  - `{f.module}.{f.qualname}` ({f.path}): {f.what}" for f in a.functions)
 
 
-def student_readme(chosen) -> str:
+def _rules(a) -> str:
+    return ", ".join(f"`{n}`" for n in a.forbidden) if a.forbidden else "nothing beyond the rules above"
+
+
+def student_readme(chosen, tutorials=()) -> str:
     total = sum(a.total for a in chosen)
     parts = [f"# tinyalgo assignment: {', '.join(a.name for a in chosen)}\n",
              "This directory is a copy of the tinyalgo package (\"Learning Simple Algorithms from Examples\", "
@@ -157,14 +232,35 @@ def student_readme(chosen) -> str:
              "    python -m pytest tests -q\n",
              "Each failing test says which gradient or which target is wrong.  The gradient tests compare "
              "your backward pass with centred differences of the forward pass (`tinyalgo.gradcheck`), in "
-             "float64, with random biases and initial states: a relative error below 1e-6 passes.\n",
-             f"## What to implement ({total} points)\n"]
+             "float64, with random biases and initial states: a relative error below 1e-6 passes.\n"]
+    if tutorials:
+        parts.append("The tutorials that teach these functions are in `tutorials/` (plain scripts with `# %%` "
+                     "cells, and the same as notebooks): " + ", ".join(f"`{t}`" for t in tutorials) + ".  They run "
+                     "on your copy: a cell that needs a function you have not written yet says which one and "
+                     "the rest runs; once your functions are right, every cell runs.\n")
+    parts.append(f"## What to implement ({total} points)\n")
     for a in chosen:
         parts.append(f"### {a.name}: {a.title} ({a.total} points, about {a.minutes} minutes; "
                      f"tutorial {a.tutorial})\n\n{_functions(a)}\n")
         parts.append("\n".join(f"  - `{t}`: {p} points" for t, p in a.points.items()) + "\n")
-    parts.append("Keep the signatures, the docstrings and the shapes they state.  Do not edit `tests/`: "
-                 "your copy is graded with the instructor's tests.\n")
+        parts.append(f"  Off limits in this assignment: {_rules(a)}.\n")
+    parts.append("""## How your copy is graded
+
+- Write only the bodies that replace the `raise NotImplementedError(...)` lines, inside the function (a
+  helper can be a function nested in the body).  Keep the signatures, the docstrings and the rest of every
+  file as they are: a change anywhere else in the package, in `setup.cfg` or `pyproject.toml`, or an added
+  file that Python or pytest would load (`conftest.py`, `sitecustomize.py`, `*.pth`, a new module) gives
+  0 points for the assignments it touches, with the reason.  Your `tests/` and `tutorials/` are yours to
+  change: the instructor's tests grade.
+- A body computes with its arguments, numpy (`np`), math, the names its module defines or imports, and
+  ordinary builtins (`len`, `range`, `zip`, ...).  It may not import other modules, open files, start
+  processes, use `exec`/`eval`/`getattr`/`globals`, touch `__dunder__` names, or assign to anything it
+  does not own (such as `np.sum = ...`).  It may not call the numerical gradient (`numerical_gradient`,
+  `rel_error`), the fast path (`tinyalgo.fast`), or what the assignment lists as off limits.  A body
+  that does scores 0 for its assignment; the report names the line.
+- Each test has a time limit (30 s by default): an endless loop costs that test.
+- A syntax error is reported with its file and line; that assignment scores 0, the others are graded.
+""")
     parts.append(_training(chosen, student=True))
     return "\n".join(parts)
 
@@ -187,19 +283,20 @@ def _training(chosen, student: bool) -> str:
     return text
 
 
-def instructor_readme(chosen, solution: bool) -> str:
+def instructor_readme(chosen, solution: bool, out, instructor) -> str:
     total = sum(a.total for a in chosen)
     minutes = sum(a.minutes for a in chosen)
     rows = "\n".join(f"| {a.name} | {', '.join(f'`{f.qualname}`' for f in a.functions)} | {a.total} | "
-                     f"{a.tutorial} | {a.minutes} min | {', '.join(a.uses) or '-'} |" for a in chosen)
-    kind = ("This is a SOLUTION copy (made with --solution): the bodies are intact and the grade is full points."
-            if solution else "The marked bodies are stubbed; the grade of this copy as made is 0 points.")
+                     f"{a.tutorial} | {a.minutes} min | {', '.join(a.uses) or '-'} | {_rules(a)} |" for a in chosen)
+    kind = (f"`{out}` is a SOLUTION copy (made with --solution): the bodies are intact and it grades full points."
+            if solution else f"`{out}` is the copy to hand out: its bodies are stubbed and it grades 0 points.")
+    tests = pathlib.Path(instructor) / "tests"
     return f"""# Instructor notes: {', '.join(a.name for a in chosen)}
 
-{kind}
+{kind}  This folder (`{instructor}`) is yours: do not hand it out.
 
-| assignment | functions | points | tutorial | expected time | its tests also run |
-|---|---|---|---|---|---|
+| assignment | functions | points | tutorial | expected time | its tests also run | off limits |
+|---|---|---|---|---|---|---|
 {rows}
 
 Total: {total} points, about {minutes} minutes.
@@ -214,7 +311,7 @@ that the reference path trains with the solution bodies.  The rest of `tinyalgo/
 forward steps, frozen inference, the interfaces' lanes) is intact.
 
 ## How the tests grade
-Every test is worth the points of `points.json` in the tests directory.  The gradient tests compare the student's
+Every test is worth the points of `points.json`.  The gradient tests compare the student's
 gradients with centred differences (`tinyalgo.gradcheck`, float64, random biases and initial
 states, recurrent ones over T >= 3 steps and B >= 2 lanes) and fail above a relative error of 1e-6,
 naming the wrong gradient (per gate block for fused GRU/LSTM matrices).  The target tests compare
@@ -223,9 +320,54 @@ with a hidden copy of the answer.  "Its tests also run": those tests call functi
 assignments too; made together, they pass once all are written.
 
 ## How to grade
-    tinyalgo assignment grade STUDENT_DIR --tests THIS_DIR/tests --json grade.json
+    tinyalgo assignment grade STUDENT_DIR --tests {tests} --json grade.json [--format gradescope|prairielearn]
+    tinyalgo assignment grade-all SUBMISSIONS/ --tests {tests} --csv grades.csv
 
-runs the tests (your copy of them, with `--tests`, so a student's edits to `tests/` do not count)
-in a subprocess with PYTHONPATH=STUDENT_DIR: the student's package is the one imported.  It prints
-the points of every test and the total; `--json` writes them for a gradebook.
+`grade-all` grades every folder of SUBMISSIONS (one per student, named by the student) in parallel
+and writes one row per student, one column per assignment.  `make ... --autograder gradescope`
+also writes `autograder.zip` here, to upload as a Gradescope programming assignment.
+
+## Threat model
+The student is assumed clever, with a weekend, and in control of every byte of the submission.
+The grader takes from it only the text of the function bodies that replace the stubs:
+
+- **Tests and everything they rely on come from this folder.**  `tests/` holds the grading tests,
+  `points.json`, `manifest.json` (the SHA-256 of every file handed out and where each stub sits) and
+  `handout/`, the package exactly as handed out.  The grading folder is a temporary copy of
+  `handout/` with the student's bodies spliced in, and these tests beside it: a student's edited
+  `gradcheck.py`, test file or helper is never loaded.
+- **Every change outside the solution regions is refused**, with the file and line: a changed line
+  of a file with stubs costs that file's assignments their points; a changed, removed or added module
+  elsewhere in the package, a changed `setup.cfg`/`pyproject.toml`, and an added file that Python or
+  pytest would load (`sitecustomize.py`, `usercustomize.py`, `conftest.py`, `*.pth`, pytest
+  configuration, compiled modules, a `.py` at the top, in `tinyalgo/` or in `tests/`) cost every
+  assignment its points.  Caches, virtual environments, notebooks' outputs and the student's own
+  `tests/` and `tutorials/` are ignored (and listed).
+- **Each body is screened before it runs** (`tinyalgo/assignments/screen.py`): it may use its locals,
+  numpy, math, its module's names and a list of harmless builtins, nothing else.  Refused: imports
+  other than numpy and math; `exec`, `eval`, `compile`, `open`, `getattr`, `globals`, `vars`,
+  `__import__`; dunder names and attributes; frame and code attributes; a module used as a value;
+  stores into anything the function does not own; numpy's file and memory functions; everything
+  from `tinyalgo.fast`, `tinyalgo.gradcheck` and `tinyalgo.assignments`; the numerical gradient and
+  the grading helpers; and each assignment's own list above (the package's other copies of the same
+  computation, a sibling function that gives the answer).  A refused body costs its assignment all
+  of its points, and the report names the line.
+- **The tests run isolated**: a fresh `python -I -B` (no `PYTHONPATH`, `PYTEST_PLUGINS` or other
+  environment variable, no user site, no working folder on `sys.path`), a minimal environment,
+  plugin autoloading off, pytest's cache off, every other copy of tinyalgo removed from the import
+  path, a memory cap, and a PEP 578 audit hook that refuses to start processes, load C libraries
+  (`ctypes`), open sockets, write outside a scratch folder, or read any other copy of tinyalgo, the
+  submission or this folder.  A test during which the hook refuses something costs its assignment
+  all of its points, with what was refused.  Results travel on a private pipe, each signed (HMAC) with
+  a key the graded code never sees, so printed or forged results do not count.
+- **Points only for tests that ran and passed.**  Each test has a time limit (`--test-timeout`,
+  default 30 s): a test past it is stopped, or its process killed and the remaining tests run in a
+  new one, so an endless loop costs one test.  A body that does not compile is reported with its
+  file, line and message; its assignment scores 0 and the others are graded.
+
+What this does not do: it is not an operating-system sandbox.  The screen and the audit hook close
+the doors Python offers, but a flaw in numpy or CPython that gives arbitrary memory access from
+plain arithmetic would get past them.  For graded work at scale, run the grader where the course
+platform does (Gradescope and PrairieLearn run each submission in a throwaway container with no
+network), which `--autograder gradescope` is made for.
 """

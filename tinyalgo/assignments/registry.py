@@ -198,7 +198,7 @@ _A = [
                   "minimise: refine the blocks of same-output states until none splits, then _renumber"),),
         {"test_figure_4a_padded_with_duplicated_states": 2, "test_refinement_needs_several_rounds": 3,
          "test_never_seen_entries_keep_states_apart": 3, "test_blocks_numbered_breadth_first_from_the_start": 2},
-        "06", 45),
+        "06", 45, forbidden=("reduce_dont_care", "merge_alternatives", "_fold", "_merged")),
 ]
 
 ASSIGNMENTS = {a.name: a for a in _A}
