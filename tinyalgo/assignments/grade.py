@@ -251,3 +251,45 @@ def format_grade(result: dict) -> str:
         lines.append(result["output"])
     lines.append(f"\ntotal: {result['earned']}/{result['total']} points")
     return "\n".join(lines)
+
+
+def submissions(folder) -> list:
+    """The student folders of ``folder`` (one per student, named by the student), sorted by name."""
+    folder = pathlib.Path(folder)
+    if not folder.is_dir():
+        raise ValueError(f"{folder} is not a folder; give a folder holding one folder per student")
+    found = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", "__")))
+    if not found:
+        raise ValueError(f"{folder} holds no student folders")
+    return found
+
+
+def grade_all(folder, tests, limit: float = 30.0, workers: int = None, progress=None,
+              python: str = sys.executable) -> list:
+    """Grade every student folder of ``folder`` with the instructor's ``tests``,
+    ``workers`` at a time (default: one per core).  A submission that cannot be
+    graded is a row with its error; it never stops the others.
+    ``progress(done, total, student, result or None, error or None)`` is called
+    after each.  Returns [(student, result or None, error or None)] by name."""
+    import concurrent.futures
+    import os
+
+    instructor_tests(tests)                     # the instructor's side is checked once, before any work
+    check_pytest(python)
+    students = submissions(folder)
+    workers = workers or os.cpu_count() or 1
+    rows = {}
+
+    def one(path):
+        try:
+            return path.name, grade(path, tests, limit=limit, python=python, checked=True), None
+        except Exception as err:                # one bad submission never stops the class
+            return path.name, None, f"{type(err).__name__}: {err}"
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        for done, future in enumerate(concurrent.futures.as_completed([pool.submit(one, p) for p in students]), 1):
+            student, result, error = future.result()
+            rows[student] = (student, result, error)
+            if progress is not None:
+                progress(done, len(students), student, result, error)
+    return [rows[p.name] for p in students]

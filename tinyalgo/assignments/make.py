@@ -98,8 +98,6 @@ def check_out(out, option: str = "--out") -> pathlib.Path:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ValueError(f"{option} {out} already exists and is not an empty directory; give a new or empty one"
                          " (make never overwrites)")
-    if not out.resolve().parent.is_dir():
-        raise ValueError(f"{option} {out}: its parent folder {out.resolve().parent} does not exist")
     return out
 
 
@@ -182,6 +180,8 @@ def make(names, out, solution: bool = False, package=None, instructor=None, auto
         for f in a.functions:
             edits[f.path] = stub_function(text(f.path), f.qualname, stub_message(a, f), where=f.path)
             stubbed.append(f"{f.module}:{f.qualname}")
+    for target in (out, instructor):
+        target.resolve().parent.mkdir(parents=True, exist_ok=True)
     staging = pathlib.Path(tempfile.mkdtemp(prefix=".tinyalgo-make-", dir=out.resolve().parent))
     try:
         handout = staging / "handout"

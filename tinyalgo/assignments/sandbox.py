@@ -62,7 +62,8 @@ def _reader(stream, key: bytes, out: queue.Queue):
     out.put(None)
 
 
-def _session(tree: pathlib.Path, scratch: pathlib.Path, args: list, protected: list, limit: float, python: str):
+def _session(tree: pathlib.Path, scratch: pathlib.Path, args: list, protected: list, limit: float, python: str,
+             grace: float):
     """One grading process: yields its verified records, then ("exit", output) or ("killed", output)."""
     key = secrets.token_hex(32)
     read_fd, write_fd = os.pipe()
@@ -97,13 +98,14 @@ def _session(tree: pathlib.Path, scratch: pathlib.Path, args: list, protected: l
             yield {"event": "exit", "code": proc.returncode, "output": "".join(output)}
             return
         if record["event"] == "start":
-            deadline = time.monotonic() + limit + GRACE
+            deadline = time.monotonic() + limit + grace
         elif record["event"] == "collected":
-            deadline = time.monotonic() + limit + GRACE
+            deadline = time.monotonic() + limit + grace
         yield record
 
 
-def run_tests(tree, files, protected=(), limit: float = 30.0, python: str = sys.executable) -> dict:
+def run_tests(tree, files, protected=(), limit: float = 30.0, python: str = sys.executable,
+              grace: float = GRACE) -> dict:
     """Run the test ``files`` (relative to ``tree``) isolated; see the module docstring.
     Returns {"reports": {nodeid: [(when, outcome, message)]}, "timeouts": [nodeid],
     "collect_errors": [(nodeid, text)], "tampering": [(nodeid, what)], "output": str}."""
@@ -114,7 +116,7 @@ def run_tests(tree, files, protected=(), limit: float = 30.0, python: str = sys.
     pending, args = None, [str(f) for f in files]
     for _ in range(1000):
         current, collected = None, None
-        for record in _session(tree, scratch, args, [str(p) for p in protected], limit, python):
+        for record in _session(tree, scratch, args, [str(p) for p in protected], limit, python, grace):
             event = record["event"]
             if event == "collected":
                 collected = record["nodeids"]

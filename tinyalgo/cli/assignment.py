@@ -1,8 +1,9 @@
 """``tinyalgo assignment``: course assignments made from the package.
 
     tinyalgo assignment list
-    tinyalgo assignment make gru_backward bptt --out hw3        # a student copy, 0 points as made
-    tinyalgo assignment grade hw3 [--tests DIR/tests] [--json grade.json]
+    tinyalgo assignment make gru_backward bptt --out hw3        # hw3/ to hand out, hw3-instructor/ to keep
+    tinyalgo assignment grade STUDENT --tests hw3-instructor/tests [--json r.json --format gradescope]
+    tinyalgo assignment grade-all SUBMISSIONS/ --tests hw3-instructor/tests --csv grades.csv
 
 ``make`` refuses an unknown name and an existing non-empty --out (one line,
 exit status 2 through ``tinyalgo``).
@@ -10,12 +11,14 @@ exit status 2 through ``tinyalgo``).
 from __future__ import annotations
 
 import argparse
+import pathlib
 import sys
 
-from tinyalgo.assignments.grade import format_grade, grade
+from tinyalgo.assignments.grade import format_grade, grade, grade_all, instructor_tests
 from tinyalgo.assignments.make import make
 from tinyalgo.assignments.registry import ASSIGNMENTS
-from tinyalgo.fileio import atomic_write_json
+from tinyalgo.assignments.reports import FORMATS, as_format, class_csv
+from tinyalgo.fileio import atomic_write_bytes, atomic_write_json
 
 
 def cmd_list(args) -> int:
@@ -32,45 +35,96 @@ def cmd_list(args) -> int:
 
 
 def cmd_make(args) -> int:
-    summary = make(args.names, args.out, solution=args.solution)
+    summary = make(args.names, args.out, solution=args.solution, instructor=args.instructor,
+                   autograder=args.autograder)
     kind = "solution copy" if args.solution else "student copy"
     print(f"wrote the {kind} of {', '.join(summary['assignments'])} to {summary['out']}"
           f" ({summary['points']} points; {len(summary['stubbed'])} function(s) stubbed)")
     for name in summary["stubbed"]:
         print(f"  stubbed {name}")
-    print(f"student: see {summary['out']}/README.md; instructor: {summary['out']}/INSTRUCTOR.md")
+    if summary["tutorials"]:
+        print(f"  tutorials: {', '.join(summary['tutorials'])}")
+    print(f"student: hand out {summary['out']} (see its README.md); instructor: {summary['instructor']}"
+          f" (INSTRUCTOR.md; grade with --tests {summary['instructor']}/tests)")
+    if summary["autograder"]:
+        print(f"Gradescope autograder: {summary['autograder']}")
     return 0
 
 
+def _check_output(path) -> None:
+    """Refuse an output file whose folder does not exist, before any grading."""
+    if path and not pathlib.Path(path).resolve().parent.is_dir():
+        raise ValueError(f"{path}: its folder {pathlib.Path(path).resolve().parent} does not exist")
+
+
 def cmd_grade(args) -> int:
-    result = grade(args.directory, tests=args.tests)
+    _check_output(args.json)
+    result = grade(args.directory, tests=args.tests, limit=args.test_timeout)
     print(format_grade(result))
     if args.json:
-        result.pop("pytest_output", None)
-        atomic_write_json(args.json, result)
+        atomic_write_json(args.json, as_format(result, args.format))
+    return 0
+
+
+def cmd_grade_all(args) -> int:
+    _check_output(args.csv)
+    chosen = list(instructor_tests(args.tests)["points"])
+
+    def progress(done, total, student, result, error):
+        what = f"{result['earned']}/{result['total']}" if result else f"error: {error}"
+        print(f"\rgraded {done}/{total}: {student} {what}".ljust(79)[:79], end="" if done < total else "\n",
+              file=sys.stderr, flush=True)
+    rows = grade_all(args.submissions, args.tests, limit=args.test_timeout, workers=args.workers,
+                     progress=progress)
+    table = class_csv(rows, chosen)
+    if args.csv:
+        atomic_write_bytes(args.csv, table.encode("utf-8"))
+        print(f"wrote {len(rows)} rows to {args.csv}")
+    else:
+        print(table, end="")
     return 0
 
 
 def register(sub) -> None:
-    """Add ``assignment`` with its ``list``, ``make`` and ``grade`` subcommands to ``sub``."""
+    """Add ``assignment`` with its ``list``, ``make``, ``grade`` and ``grade-all`` subcommands to ``sub``."""
     parser = sub.add_parser("assignment", help="course assignments: list, make a student copy, grade it")
-    commands = parser.add_subparsers(dest="assignment_command", metavar="{list,make,grade}")
+    commands = parser.add_subparsers(dest="assignment_command", metavar="{list,make,grade,grade-all}")
     parser.set_defaults(func=lambda args: (parser.print_help(), 0)[1])
     listing = commands.add_parser("list", help="the assignments: functions, points, tutorial, expected time")
     listing.add_argument("-v", "--verbose", action="store_true", help="also every test and its points")
     listing.set_defaults(func=cmd_list)
-    make = commands.add_parser("make", help="write a student copy of the package with the named assignments stubbed")
+    make = commands.add_parser("make", help="write a student copy of the package with the named assignments stubbed,"
+                                            " and the instructor's folder beside it")
     make.add_argument("names", nargs="+", metavar="NAME", help="assignments (see 'tinyalgo assignment list')")
-    make.add_argument("--out", required=True, help="a new or empty directory for the copy")
+    make.add_argument("--out", required=True, help="a new or empty directory for the copy to hand out")
+    make.add_argument("--instructor", metavar="DIR", help="a new or empty directory for the instructor's folder"
+                                                           " (default: OUT-instructor)")
     make.add_argument("--solution", action="store_true",
                       help="keep the solution bodies (an instructor's check copy: full points)")
+    make.add_argument("--autograder", choices=["gradescope"],
+                      help="also write the course platform's autograder into the instructor's folder")
     make.set_defaults(func=cmd_make)
-    grade = commands.add_parser("grade", help="run a copy's grading tests against its package and score them")
-    grade.add_argument("directory", help="a copy written by 'assignment make' (a student's work)")
-    grade.add_argument("--tests", help="the tests directory to grade with (default DIRECTORY/tests;"
-                                       " give your own copy's so a student's edits to tests/ do not count)")
-    grade.add_argument("--json", metavar="FILE", help="also write the scores as JSON (for a gradebook)")
+    timeout = dict(type=float, default=30.0, metavar="SECONDS",
+                   help="time limit of each test; a test past it fails (default 30)")
+    tests_help = "the instructor's tests folder written by 'assignment make' (OUT-instructor/tests)"
+    grade = commands.add_parser("grade", help="grade a student's copy with the instructor's tests")
+    grade.add_argument("directory", help="a student's copy (the folder handed out, with their work)")
+    grade.add_argument("--tests", required=True, help=tests_help)
+    grade.add_argument("--json", metavar="FILE", help="also write the grade as JSON (for a gradebook)")
+    grade.add_argument("--format", choices=FORMATS, default="tinyalgo",
+                       help="the JSON's schema: tinyalgo's, Gradescope's or PrairieLearn's results.json"
+                            " (default tinyalgo)")
+    grade.add_argument("--test-timeout", **timeout)
     grade.set_defaults(func=cmd_grade)
+    every = commands.add_parser("grade-all", help="grade a folder of submissions (one folder per student) in"
+                                                  " parallel and write the class's grades as CSV")
+    every.add_argument("submissions", help="a folder holding one folder per student, named by the student")
+    every.add_argument("--tests", required=True, help=tests_help)
+    every.add_argument("--csv", metavar="FILE", help="write the grades here (default: print them)")
+    every.add_argument("--workers", type=int, default=None, metavar="N",
+                       help="submissions graded at once (default: one per core)")
+    every.add_argument("--test-timeout", **timeout)
+    every.set_defaults(func=cmd_grade_all)
 
 
 def main(argv=None) -> int:
