@@ -1,35 +1,253 @@
-"""Every tutorial runs top to bottom as a plain script, in its fast mode, and
-checks with ``assert`` the results it teaches (so a tutorial whose text no
-longer matches the package fails here)."""
-import ast
+"""The tutorials.  In the package, each runs top to bottom as a plain script in
+fast mode, every ``assert`` in it holding, and writes its figures.  On a
+student's copy of every assignment (``tinyalgo assignment make``) each still
+runs to its end: a cell that needs a function still stubbed says which one and
+which assignment (``tinyalgo.tutorial.skip_if_stub``), and every assignment is
+named by the tutorial that teaches it; on a solution copy every cell runs.
+Tutorial 02's "your turn" teaches before and after the student's work."""
+import os
 import pathlib
+import re
 import runpy
+import subprocess
+import sys
+import textwrap
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-TUTORIALS = sorted(pathlib.Path(__file__).resolve().parent.parent.joinpath("tutorials").glob("[0-9]*.py"))
+from tinyalgo import tutorial
+from tinyalgo.assignments.make import make
+from tinyalgo.assignments.registry import ASSIGNMENTS
+from tinyalgo.tutorial import skip_if_stub
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TUTORIALS = sorted(ROOT.joinpath("tutorials").glob("[0-9]*.py"))
+FIGURES = {"04": ["figure3_small.png", "table2_small.png"], "06": ["reverse_trace.png", "reverse_machine.png"]}
+STUB = r"(\S+), still a stub in your copy \(assignment (\w+)\)"
+NEEDS = re.compile(r"this cell needs " + STUB)
+NEEDS_RESULT = re.compile(r"this cell needs `(\w+)`, which a skipped cell above did not make: it needs (.+); "
+                          r"write it and run the tutorial again")
 
 
+def number(path) -> str:
+    return pathlib.Path(path).name[:2]
+
+
+def functions_of(assignment) -> set:
+    """The functions of ``assignment`` as the messages name them (module without ``tinyalgo.``)."""
+    return {f"{f.module[len('tinyalgo.'):]}.{f.qualname}" for f in ASSIGNMENTS[assignment].functions}
+
+
+# ------------------------------------------------------------------ the package
 @pytest.mark.parametrize("path", TUTORIALS, ids=[p.name for p in TUTORIALS])
-def test_tutorial_runs(path, monkeypatch, tmp_path):
+def test_tutorial_runs_on_the_package(path, monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("TINYALGO_FAST", "1")
-    monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.chdir(tmp_path)
     runpy.run_path(str(path), run_name="__main__")
+    assert "this cell needs" not in capsys.readouterr().out            # nothing is a stub here
+    for name in FIGURES.get(number(path), []):
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+
+
+def test_every_assignment_names_a_tutorial_that_exists():
+    numbers = sorted(number(p) for p in TUTORIALS)
+    assert numbers == sorted(set(numbers)), "two tutorials share a number"
+    for a in ASSIGNMENTS.values():
+        assert a.tutorial in numbers, f"assignment {a.name} says 'see tutorial {a.tutorial}': there is none"
+
+
+# ------------------------------------------------------------------ student copies
+def run_tutorial(copy: pathlib.Path, path: pathlib.Path) -> dict:
+    """Run ``path`` (in ``copy``'s tutorials) as a student would: a plain script, the copy's package first."""
+    env = dict(os.environ, PYTHONPATH=str(copy), TINYALGO_FAST="1", MPLBACKEND="Agg")
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, path.name], cwd=path.parent, env=env, capture_output=True, text=True,
+                          timeout=600)
+    return dict(returncode=done.returncode, stdout=done.stdout, stderr=done.stderr,
+                seconds=time.perf_counter() - start)
+
+
+def make_copy(names, out, solution=False) -> pathlib.Path:
+    make(names, out, solution=solution)
+    assert sorted(number(p) for p in (out / "tutorials").glob("[0-9]*.py")) == \
+        sorted({ASSIGNMENTS[n].tutorial for n in names}), "make copies the tutorials that teach the assignments"
+    return out
+
+
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory):
+    """Every tutorial run on a stub copy and on a solution copy of all assignments, in parallel
+    (the solution copy's runs first, the later tutorials, which train, first of all):
+    {("stub" | "solution", "NN"): run}."""
+    root = tmp_path_factory.mktemp("copies")
+    folders = {"solution": make_copy(list(ASSIGNMENTS), root / "solution", solution=True),
+               "stub": make_copy(list(ASSIGNMENTS), root / "stub")}
+    jobs = [(kind, path) for kind, copy in folders.items()
+            for path in sorted((copy / "tutorials").glob("*.py"), reverse=True)]
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 1)) as pool:
+        runs = list(pool.map(lambda job: run_tutorial(folders[job[0]], job[1]), jobs))
+    for (kind, path), run in zip(jobs, runs):
+        print(f"{kind:8s} copy: {path.name} ran in {run['seconds']:.1f} s")
+    return {(kind, number(path)): dict(run, folder=path.parent) for (kind, path), run in zip(jobs, runs)}
+
+
+def check_ran_to_the_end(run):
+    assert run["returncode"] == 0 and "Traceback" not in run["stderr"], run["stdout"][-2000:] + run["stderr"][-3000:]
 
 
 @pytest.mark.parametrize("path", TUTORIALS, ids=[p.name for p in TUTORIALS])
-def test_tutorial_asserts_what_it_teaches(path):
-    asserts = [node for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.Assert)]
-    assert len(asserts) >= 3, f"{path.name} checks {len(asserts)} results; a tutorial states and asserts its outputs"
+def test_on_a_stub_copy_each_cell_says_which_stub_it_needs(copies, path):
+    run = copies["stub", number(path)]
+    check_ran_to_the_end(run)
+    named = NEEDS.findall(run["stdout"])
+    assert named, f"{path.name} met no stub on a copy with every function stubbed:\n{run['stdout'][-2000:]}"
+    for function, assignment in named:
+        assert function in functions_of(assignment), f"{function} is not a function of assignment {assignment}"
+    for name, stubs in NEEDS_RESULT.findall(run["stdout"]):      # a later cell: names the stub that stopped it
+        assert set(re.findall(STUB, stubs)) <= set(named), (name, stubs)
 
 
-def test_a_failed_claim_fails_the_run(tmp_path, monkeypatch):
-    fake = tmp_path / "09_wrong.py"
-    fake.write_text("# %%\nimport numpy as np\n\nassert np.sum([1, 2]) == 4, 'the text says 4'\n", encoding="utf-8")
-    with pytest.raises(AssertionError, match="the text says 4"):
-        test_tutorial_runs(fake, monkeypatch, tmp_path)
+def test_every_assignment_is_named_by_its_tutorial(copies, tmp_path):
+    """A student with any one assignment stubbed is told about it by its tutorial.  On the copy of all of
+    them a stub can stop a cell before it reaches another one (bptt.backward before Controller.step_backward):
+    those assignments are checked on a copy of their own."""
+    named = {a for run in (copies["stub", a.tutorial] for a in ASSIGNMENTS.values())
+             for _, a in NEEDS.findall(run["stdout"])}
+    alone = [a for a in ASSIGNMENTS.values() if a.name not in named]
+    jobs = []
+    for a in alone:
+        copy = make_copy([a.name], tmp_path / a.name)
+        jobs.append((a, copy, next((copy / "tutorials").glob(f"{a.tutorial}_*.py"))))
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 1)) as pool:
+        runs = list(pool.map(lambda job: run_tutorial(job[1], job[2]), jobs))
+    for (a, _, path), run in zip(jobs, runs):
+        print(f"copy of {a.name} alone: {path.name} ran in {run['seconds']:.1f} s")
+        check_ran_to_the_end(run)
+        assert {n for _, n in NEEDS.findall(run["stdout"])} == {a.name}, run["stdout"][-2000:]
 
 
-def test_there_are_tutorials():
-    assert len(TUTORIALS) >= 6          # 01 to 06: the paper from the tasks to an extracted automaton
+@pytest.mark.parametrize("path", TUTORIALS, ids=[p.name for p in TUTORIALS])
+def test_on_a_solution_copy_every_cell_runs(copies, path):
+    run = copies["solution", number(path)]
+    check_ran_to_the_end(run)
+    assert "this cell needs" not in run["stdout"], run["stdout"][-2000:]
+    for name in FIGURES.get(number(path), []):
+        assert (run["folder"] / name).stat().st_size > 10_000, name
+
+
+# ------------------------------------------------------------------ tutorial 02's "your turn"
+YOUR_TURN = "    return np.zeros_like(x), np.zeros_like(h), {k: np.zeros_like(v) for k, v in p.items()}\n"
+
+
+@pytest.mark.parametrize("body,says", [
+    (None, "your backward pass returns zeros, and the check finds every array wrong: bh, bhh, bx, h, wh, whh, wx, x"),
+    ("    return gru_step_backward(dh_new, cache)\n", "your backward pass: all correct"),
+    ("    dx, dh, grads = gru_step_backward(dh_new, cache)\n    return dx, dh, dict(grads, wx=2 * grads['wx'])\n",
+     "your backward pass is wrong for wx - right for bh, bhh, bx, h, wh, whh, x"),
+], ids=["as given", "written", "one array wrong"])
+def test_your_turn_teaches_before_and_after_the_work(body, says, tmp_path, monkeypatch, capsys):
+    source = next(p for p in TUTORIALS if number(p) == "02").read_text(encoding="utf-8")
+    assert source.count(YOUR_TURN) == 1
+    script = tmp_path / "02.py"
+    script.write_text(source.replace(YOUR_TURN, body or YOUR_TURN), encoding="utf-8")
+    monkeypatch.setenv("TINYALGO_FAST", "1")
+    monkeypatch.chdir(tmp_path)
+    runpy.run_path(str(script), run_name="__main__")
+    assert says in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ skip_if_stub itself
+@pytest.fixture
+def fresh(monkeypatch):
+    """skip_if_stub with no stub met yet."""
+    monkeypatch.setattr(tutorial, "MET", [])
+    monkeypatch.setattr(tutorial, "_MADE_BY", {})
+
+
+def function_in(module: str, source: str, name: str):
+    """The function ``name`` defined by ``source`` as if in the module ``module``."""
+    namespace = {"__name__": module}
+    exec(textwrap.dedent(source), namespace)
+    return namespace[name]
+
+
+def run_cells(source: str, **names) -> dict:
+    """Run ``source`` as a tutorial's top level (its own globals); returns them."""
+    namespace = {"__name__": "__main__", "skip_if_stub": skip_if_stub, **names}
+    exec(compile(textwrap.dedent(source), "<tutorial>", "exec"), namespace)
+    return namespace
+
+
+GRU_STUB = "cores.gru_step_backward, still a stub in your copy (assignment gru_backward)"
+
+
+@pytest.mark.parametrize("message", [
+    "gru_step_backward: the gradients of one GRU step (assignment gru_backward): see tutorial 02",
+    "gru_step_backward: the gradients of one GRU step: see tutorial 02",          # the registry names it
+])
+def test_a_cell_that_meets_a_stub_says_so_and_leaves_nothing(fresh, capsys, message):
+    stub = function_in("tinyalgo.cores", f"def gru_step_backward(*args):\n    raise NotImplementedError({message!r})",
+                       "gru_step_backward")
+    ns = run_cells("""
+        x = "before"
+        with skip_if_stub():
+            x = "rebound"
+            half = 1
+            dx = stub()
+            after = 2
+        with skip_if_stub():
+            uses = half + 1
+        with skip_if_stub():
+            also = dx
+        last = "ran"
+        """, stub=stub)
+    assert capsys.readouterr().out.splitlines() == [
+        f"this cell needs {GRU_STUB}; write it and run the cell again",
+        f"this cell needs `half`, which a skipped cell above did not make: it needs {GRU_STUB}; "
+        "write it and run the tutorial again",
+        f"this cell needs `dx`, which a skipped cell above did not make: it needs {GRU_STUB}; "
+        "write it and run the tutorial again"]
+    assert ns["last"] == "ran" and not {"x", "half", "dx", "after", "uses", "also"} & set(ns)
+    assert tutorial.MET == [tutorial.Stub("cores.gru_step_backward", "gru_backward", "02")]
+
+
+def test_a_stubbed_method_is_named_with_its_class(fresh, capsys):
+    cls = function_in("tinyalgo.controller", """
+        class Controller:
+            def step_backward(self):
+                raise NotImplementedError("Controller.step_backward: the layer backward passes: see tutorial 03")
+        """, "Controller")
+    run_cells("with skip_if_stub():\n    Controller().step_backward()\n", Controller=cls)
+    assert capsys.readouterr().out == ("this cell needs controller.Controller.step_backward, still a stub in your copy"
+                                       " (assignment controller_backward); write it and run the cell again\n")
+
+
+def test_a_cell_that_meets_no_stub_runs_as_without_it(fresh, capsys):
+    ns = run_cells("with skip_if_stub():\n    y = 2 * 21\n")
+    assert ns["y"] == 42 and capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("cell,error", [
+    ("raise NotImplementedError('a real gap')", NotImplementedError),
+    ("assert 1 == 2, 'a claim that fails'", AssertionError),
+    ("print(undefined_name)", NameError),                               # no cell was skipped before
+])
+def test_anything_else_is_raised(fresh, cell, error):
+    with pytest.raises(error):
+        run_cells(f"with skip_if_stub():\n    {cell}\n")
+
+
+def test_a_name_error_inside_the_package_is_raised_even_after_a_skip(fresh, capsys):
+    stub = function_in("tinyalgo.qlearning", "def penalty(*a):\n    raise NotImplementedError("
+                       "'penalty: kappa (assignment penalty): see tutorial 05')", "penalty")
+    broken = function_in("tinyalgo.qtraining", "def run():\n    return missing_helper()", "run")
+    with pytest.raises(NameError, match="missing_helper"):
+        run_cells("""
+            with skip_if_stub():
+                stub()
+            with skip_if_stub():
+                broken()
+            """, stub=stub, broken=broken)
+    assert "assignment penalty" in capsys.readouterr().out

@@ -14,10 +14,12 @@
 # `Controller(..., fast=False)`): the last cell shows it.
 #
 # What you should see: every relative error below 1e-6 (about 1e-9 to 1e-11),
-# the stub's gradient check failing on every parameter, the reference path
-# calling `gru_step_backward` once per step of a rollout, then the same checks
-# passing for the affine, tanh and log-softmax pairs, the NLL loss worked by
-# hand (-log 0.25 = 1.386294) and the LSTM step.
+# your own backward pass checked the same way (as given, zeros: wrong for every
+# array), the reference path calling `gru_step_backward` once per step of a
+# rollout, then the same checks passing for the affine, tanh and log-softmax
+# pairs, the NLL loss worked by hand (-log 0.25 = 1.386294) and the LSTM step.
+# In an assignment's copy, a cell that needs a function you have not written
+# yet says so (`with skip_if_stub():`) and the tutorial goes on.
 
 # %%
 import numpy as np
@@ -26,6 +28,7 @@ from tinyalgo import controller as controller_module
 from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.cores import core_param_shapes, gru_step_backward, gru_step_forward
 from tinyalgo.gradcheck import check_gradients, format_report
+from tinyalgo.tutorial import skip_if_stub
 
 rng = np.random.default_rng(0)
 B, D, H = 3, 4, 5
@@ -40,7 +43,8 @@ print({k: v.shape for k, v in params.items()})
 # %%
 h_new, cache = gru_step_forward(x, h, params)
 print("cache fields:", cache._fields)
-dx, dh, grads = gru_step_backward(dout, cache)
+with skip_if_stub():
+    dx, dh, grads = gru_step_backward(dout, cache)
 
 # %% [markdown]
 # ## The numerical gradient
@@ -59,17 +63,20 @@ def gradient_check(backward):
     return check_gradients(loss, dict(params, x=x, h=h), dict(bgrads, x=bx, h=bh))
 
 
-report = gradient_check(gru_step_backward)
-for name, err in report["errors"].items():
-    print(f"{name:4s} relative error {err:.2e}")
-print(format_report(report))
-assert max(report["errors"].values()) < 1e-6
+# %%
+with skip_if_stub():
+    report = gradient_check(gru_step_backward)
+    for name, err in report["errors"].items():
+        print(f"{name:4s} relative error {err:.2e}")
+    print(format_report(report))
+    assert max(report["errors"].values()) < 1e-6
 
 # %% [markdown]
 # ## Your turn
 # Fill in the body of `my_gru_step_backward`; each line of the forward pass has
 # one line here.  The gradient check, not a copy of the answer, says which
-# gradient is wrong.  (Until you do, the check reports every array as wrong.)
+# gradient is wrong.  As given, the body returns zeros, and the check finds
+# every array wrong; run the cell again after each change until it finds none.
 
 # %%
 def my_gru_step_backward(dh_new, cache):
@@ -80,8 +87,16 @@ def my_gru_step_backward(dh_new, cache):
 
 mine = gradient_check(my_gru_step_backward)["errors"]
 wrong = sorted(k for k, e in mine.items() if e >= 1e-6)
-print("your backward pass:", "all correct" if not wrong else "wrong: " + ", ".join(wrong))
-assert wrong == sorted(mine), "the stub's zeros are wrong for every array"
+mine_dx, mine_dh, mine_grads = my_gru_step_backward(dout, gru_step_forward(x, h, params)[1])
+if not any(np.any(g) for g in (mine_dx, mine_dh, *mine_grads.values())):
+    print("your backward pass returns zeros, and the check finds every array wrong:", ", ".join(wrong))
+    print("write the body of my_gru_step_backward and run this cell again")
+    assert wrong == sorted(mine)                # zeros are wrong for every array: the check can fail
+elif wrong:
+    print("your backward pass is wrong for", ", ".join(wrong), "- right for",
+          ", ".join(sorted(set(mine) - set(wrong))) or "none")
+else:
+    print(f"your backward pass: all correct (worst relative error {max(mine.values()):.1e})")
 
 # %% [markdown]
 # ## The same functions train the controller
@@ -98,19 +113,20 @@ def counting_backward(dh_new, cache):
     return gru_step_backward(dh_new, cache)
 
 
-controller_module.gru_step_backward, taught = counting_backward, controller_module.gru_step_backward
-try:
-    ctrl = Controller(ControllerConfig((5, 5, 2, 5, 3), n_actions=8, n_symbols=5, units=H), fast=False,
-                      rng=np.random.default_rng(1))
-    T, state, rollout = 6, ctrl.initial_state(B), ctrl.rollout(6, B)
-    for t in range(T):
-        obs = np.stack([rng.integers(0, s, size=B) for s in (5, 5, 2, 5, 3)], axis=1)
-        q, scores, state = rollout.step(obs, state)
-    rollout.backward(rng.normal(size=(T, B, 8)), rng.normal(size=(T, B, 5)))
-finally:
-    controller_module.gru_step_backward = taught
-print(f"gru_step_backward called {len(calls)} times for {T} steps")
-assert len(calls) == T
+with skip_if_stub():
+    controller_module.gru_step_backward, taught = counting_backward, controller_module.gru_step_backward
+    try:
+        ctrl = Controller(ControllerConfig((5, 5, 2, 5, 3), n_actions=8, n_symbols=5, units=H), fast=False,
+                          rng=np.random.default_rng(1))
+        T, state, rollout = 6, ctrl.initial_state(B), ctrl.rollout(6, B)
+        for t in range(T):
+            obs = np.stack([rng.integers(0, s, size=B) for s in (5, 5, 2, 5, 3)], axis=1)
+            q, scores, state = rollout.step(obs, state)
+        rollout.backward(rng.normal(size=(T, B, 8)), rng.normal(size=(T, B, 5)))
+    finally:
+        controller_module.gru_step_backward = taught
+    print(f"gru_step_backward called {len(calls)} times for {T} steps")
+    assert len(calls) == T
 
 # %% [markdown]
 # ## The other pairs: affine, tanh, log-softmax
@@ -122,20 +138,21 @@ assert len(calls) == T
 from tinyalgo.layers import (affine_backward, affine_forward, log_softmax_backward, log_softmax_forward,
                              nll_loss, tanh_backward, tanh_forward)
 
-a_x, a_w, a_b, a_d = rng.normal(size=(B, D)), rng.normal(size=(D, H)), rng.normal(size=H), rng.normal(size=(B, H))
-ax_, aw_, ab_ = affine_backward(a_d, affine_forward(a_x, a_w, a_b)[1])
-t_d, s_d = rng.normal(size=(B, D)), rng.normal(size=(D, H))      # upstream gradients of tanh and log-softmax
-pairs = {
-    "affine": check_gradients(lambda: float(np.sum(affine_forward(a_x, a_w, a_b)[0] * a_d)),
-                              {"x": a_x, "w": a_w, "b": a_b}, {"x": ax_, "w": aw_, "b": ab_}),
-    "tanh": check_gradients(lambda: float(np.sum(tanh_forward(a_x)[0] * t_d)),
-                            {"x": a_x}, {"x": tanh_backward(t_d, tanh_forward(a_x)[1])}),
-    "log_softmax": check_gradients(lambda: float(np.sum(log_softmax_forward(a_w)[0] * s_d)),
-                                   {"x": a_w}, {"x": log_softmax_backward(s_d, log_softmax_forward(a_w)[1])}),
-}
-for name, rep in pairs.items():
-    print(f"{name:12s} worst relative error {max(rep['errors'].values()):.1e}")
-    assert max(rep["errors"].values()) < 1e-7, name
+with skip_if_stub():
+    a_x, a_w, a_b, a_d = rng.normal(size=(B, D)), rng.normal(size=(D, H)), rng.normal(size=H), rng.normal(size=(B, H))
+    ax_, aw_, ab_ = affine_backward(a_d, affine_forward(a_x, a_w, a_b)[1])
+    t_d, s_d = rng.normal(size=(B, D)), rng.normal(size=(D, H))      # upstream gradients of tanh and log-softmax
+    pairs = {
+        "affine": check_gradients(lambda: float(np.sum(affine_forward(a_x, a_w, a_b)[0] * a_d)),
+                                  {"x": a_x, "w": a_w, "b": a_b}, {"x": ax_, "w": aw_, "b": ab_}),
+        "tanh": check_gradients(lambda: float(np.sum(tanh_forward(a_x)[0] * t_d)),
+                                {"x": a_x}, {"x": tanh_backward(t_d, tanh_forward(a_x)[1])}),
+        "log_softmax": check_gradients(lambda: float(np.sum(log_softmax_forward(a_w)[0] * s_d)),
+                                       {"x": a_w}, {"x": log_softmax_backward(s_d, log_softmax_forward(a_w)[1])}),
+    }
+    for name, rep in pairs.items():
+        print(f"{name:12s} worst relative error {max(rep['errors'].values()):.1e}")
+        assert max(rep["errors"].values()) < 1e-7, name
 
 # %% [markdown]
 # The symbol head's loss is the negative log-likelihood of the target symbol.
@@ -143,9 +160,10 @@ for name, rep in pairs.items():
 # 1.386294, and dloss/dlogp is -1 at the target, 0 elsewhere.
 
 # %%
-nll, dlogp = nll_loss(np.log([[0.5, 0.25, 0.25]]), np.array([1]))
-print(f"nll {nll:.6f}, dlogp {dlogp.tolist()}")
-assert abs(nll - 1.386294) < 1e-6 and dlogp.tolist() == [[0.0, -1.0, 0.0]]
+with skip_if_stub():
+    nll, dlogp = nll_loss(np.log([[0.5, 0.25, 0.25]]), np.array([1]))
+    print(f"nll {nll:.6f}, dlogp {dlogp.tolist()}")
+    assert abs(nll - 1.386294) < 1e-6 and dlogp.tolist() == [[0.0, -1.0, 0.0]]
 
 # %% [markdown]
 # ## The LSTM step
@@ -167,10 +185,11 @@ def lstm_loss():
     return float(np.sum(h2 * dout) + np.sum(c2 * dc_out))
 
 
-ldx, ldh, ldc, lgrads = lstm_step_backward(dout, dc_out, lstm_step_forward(x, h, c, lp)[2])
-lstm_report = check_gradients(lstm_loss, dict(lp, x=x, h=h, c=c), dict(lgrads, x=ldx, h=ldh, c=ldc))
-print(format_report(lstm_report))
-assert max(lstm_report["errors"].values()) < 1e-6
+with skip_if_stub():
+    ldx, ldh, ldc, lgrads = lstm_step_backward(dout, dc_out, lstm_step_forward(x, h, c, lp)[2])
+    lstm_report = check_gradients(lstm_loss, dict(lp, x=x, h=h, c=c), dict(lgrads, x=ldx, h=ldh, c=ldc))
+    print(format_report(lstm_report))
+    assert max(lstm_report["errors"].values()) < 1e-6
 
 # %% [markdown]
 # ## Exercises

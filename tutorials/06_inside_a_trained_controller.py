@@ -8,7 +8,9 @@
 # length the network never saw.  (With `TINYALGO_FAST=1`, as the tests run
 # it, the model is trained until it solves length 20; in full mode until it
 # solves length 100, as in the paper's Table 1.)  Every claim below is
-# checked by an `assert`.
+# checked by an `assert`.  In an assignment's copy, a cell that needs a
+# function you have not written yet says so (`with skip_if_stub():`) and the
+# tutorial goes on.
 
 # %%
 import os
@@ -17,17 +19,19 @@ import tinyalgo         # before NumPy: it asks for one BLAS thread, the fastest
 import numpy as np
 
 from tinyalgo.qtraining import QConfig, QTrainer
+from tinyalgo.tutorial import show, skip_if_stub
 
 FAST = os.environ.get("TINYALGO_FAST") == "1"
 print("tinyalgo", tinyalgo.__version__, "- fast mode" if FAST else "")
 cfg = QConfig(task="reverse", controller="ff", units=200, seed=1, budget=250_000 if FAST else 3_000_000,
               test_length=20 if FAST else 100, report_lengths=(20,) if FAST else (100,), confirm_length=0,
               val_instances=20 if FAST else 50)
-trainer = QTrainer(cfg, log=lambda line: None)
-run = trainer.run()
-controller = trainer.controller
-print("solved (the paper's protocol) after", run.solved_at)
-assert run.solved_at is not None
+with skip_if_stub():
+    trainer = QTrainer(cfg, log=lambda line: None)
+    run = trainer.run()
+    controller = trainer.controller
+    print("solved (the paper's protocol) after", run.solved_at)
+    assert run.solved_at is not None
 
 # %% [markdown]
 # ## One instance, step by step
@@ -39,30 +43,30 @@ assert run.solved_at is not None
 # dynamic discount the Q-value of a right action is the fraction of the
 # remaining outputs it leads to getting right (paper section 6.1), so on a
 # perfect run the chosen Q-values stay near 1 (measured here: a mean of about
-# 0.95, from 0.70 to 1.12).
+# 0.95, from 0.70 to 1.12).  The figure (also saved as `reverse_trace.png`):
+# the head's path, the Q-value of every joint action over time, and the actions.
 
 # %%
 from tinyalgo.render import action_name
 from tinyalgo.trace import trace_instance
 from tinyalgo.trace_plots import write_trace_png
 
-trace = trace_instance(controller, "reverse", 21, seed=3)
-print(trace.summary())
-print(trace.steps[0].text, end="\n\n")
-print(trace.steps[10].text)
-names = [action_name(a, trace.n_moves) for a in trace.actions]
-chosen_q = trace.q_values[np.arange(len(trace.steps)), trace.actions]
-print("actions:", " ".join(names))
-print(f"Q of the chosen actions: mean {chosen_q.mean():.2f}, from {chosen_q.min():.2f} to {chosen_q.max():.2f}")
-assert trace.solved and trace.n_correct == trace.n_outputs == 10
-assert names == ["right"] * 10 + ["left"] + ["left+write"] * 10
-assert [s.v_hat for s in trace.steps[11:]] == list(range(10, 0, -1))     # V-hat: outputs still to produce
-assert 0.6 < chosen_q.min() and chosen_q.max() < 1.25 and abs(chosen_q.mean() - 1) < 0.15
-write_trace_png(trace, "reverse_trace.png", "FF controller on reverse (Q-learning)")
+with skip_if_stub():
+    trace = trace_instance(controller, "reverse", 21, seed=3)
+    print(trace.summary())
+    print(trace.steps[0].text, end="\n\n")
+    print(trace.steps[10].text)
+    names = [action_name(a, trace.n_moves) for a in trace.actions]
+    chosen_q = trace.q_values[np.arange(len(trace.steps)), trace.actions]
+    print("actions:", " ".join(names))
+    print(f"Q of the chosen actions: mean {chosen_q.mean():.2f}, from {chosen_q.min():.2f} to {chosen_q.max():.2f}")
+    assert trace.solved and trace.n_correct == trace.n_outputs == 10
+    assert names == ["right"] * 10 + ["left"] + ["left+write"] * 10
+    assert [s.v_hat for s in trace.steps[11:]] == list(range(10, 0, -1))     # V-hat: outputs still to produce
+    assert 0.6 < chosen_q.min() and chosen_q.max() < 1.25 and abs(chosen_q.mean() - 1) < 0.15
+    show(write_trace_png(trace, "reverse_trace.png", "FF controller on reverse (Q-learning)"))
 
 # %% [markdown]
-# ![The trace: the head's path, the Q-value timeline, the actions](reverse_trace.png)
-#
 # ## The automaton it implements
 # A controller reads a symbol and emits a joint action and a symbol, so what
 # it computes can be written as a Mealy machine: (state, symbol read) ->
@@ -75,30 +79,31 @@ write_trace_png(trace, "reverse_trace.png", "FF controller on reverse (Q-learnin
 # state that never reads the end marker, since reverse begins on a digit, and
 # the two below), and 2 after the don't-care reduction: the paper's Figure 4a,
 # "move right reading digits; at the marker, turn; move left writing the digit
-# read".  The machine replays every recorded episode exactly.
+# read".  The machine replays every recorded episode exactly.  The drawing
+# is also saved as `reverse_machine.png`.
 
 # %%
 from tinyalgo.automata import MachineAgent, extract, fidelity
 from tinyalgo.automata.draw import draw_machine, drawing_kind
 
-extraction = extract(controller, "reverse")
-raw, minimal, machine = extraction["raw"], extraction["minimal"], extraction["reduced"]
-print(f"states: {raw.n_states} raw, {minimal.n_states} minimal, {machine.n_states} after the don't-care reduction;"
-      f" the recorded episodes replayed exactly: {extraction['tried'][extraction['k']]:.0%}")
-assert extraction["k"] == 1 and extraction["tried"][1] == 1.0
-assert minimal.n_states == 3 and machine.n_states == 2                   # paper Figure 4a
-digits = list(range(10))
-start, marker = machine.start, machine.base + 2                          # symbols: digits, then blank, then marker
-assert (machine.action[start, digits] == 1).all() and (machine.next[start, digits] == start).all()   # right
-turned = machine.next[start, marker]
-assert machine.action[start, marker] == 0 and turned != start           # at the marker: left, a new state
-assert (machine.action[turned, digits] == 2).all() and (machine.symbol[turned, digits] == digits).all()
-draw_machine(machine, "reverse_machine.png", "reverse: the FF controller's machine")
-print("drawn as a", drawing_kind(machine))
+with skip_if_stub():
+    extraction = extract(controller, "reverse")
+    raw, minimal, machine = extraction["raw"], extraction["minimal"], extraction["reduced"]
+    print(f"states: {raw.n_states} raw, {minimal.n_states} minimal, {machine.n_states} after the don't-care reduction;"
+          f" the recorded episodes replayed exactly: {extraction['tried'][extraction['k']]:.0%}")
+    assert extraction["k"] == 1 and extraction["tried"][1] == 1.0
+    assert minimal.n_states == 3 and machine.n_states == 2                   # paper Figure 4a
+    digits = list(range(10))
+    start, marker = machine.start, machine.base + 2                          # symbols: digits, then blank, then marker
+    assert (machine.action[start, digits] == 1).all() and (machine.next[start, digits] == start).all()   # right
+    turned = machine.next[start, marker]
+    assert machine.action[start, marker] == 0 and turned != start           # at the marker: left, a new state
+    assert (machine.action[turned, digits] == 2).all() and (machine.symbol[turned, digits] == digits).all()
+    print("drawn as a", drawing_kind(machine))
+    assert drawing_kind(machine) == "diagram"
+    show(draw_machine(machine, "reverse_machine.png", "reverse: the FF controller's machine"))
 
 # %% [markdown]
-# ![The extracted machine](reverse_machine.png)
-#
 # ## The machine alone, at a length the network never saw
 # `MachineAgent` runs the machine through the same protocol as the network's
 # `GreedyAgent` (`tinyalgo.evaluation`): one integer of state per lane, table
@@ -111,16 +116,17 @@ print("drawn as a", drawing_kind(machine))
 # %%
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 
-agreement = fidelity(machine, controller, 1001, instances=20)
-print("agreement with the network at 1001:", {k: agreement[k] for k in ("step", "instance", "network_solved")})
-assert agreement["step"] == 1.0 and agreement["instance"] == 1.0
-long = 10_001 if FAST else 100_001
-agent = MachineAgent(machine)
-by_machine = evaluate_complexity(agent, "reverse", long, instances=10, seed=5)
-by_network = evaluate_complexity(GreedyAgent(controller), "reverse", long, instances=10, seed=5)
-print(f"complexity {long}: the machine solves {by_machine['solved']:.0%}, the network {by_network['solved']:.0%};"
-      f" unknown transitions met: {agent.fallbacks}")
-assert by_network["solved"] == 1.0 and by_machine["solved"] == 1.0 and agent.fallbacks == 0
+with skip_if_stub():
+    agreement = fidelity(machine, controller, 1001, instances=20)
+    print("agreement with the network at 1001:", {k: agreement[k] for k in ("step", "instance", "network_solved")})
+    assert agreement["step"] == 1.0 and agreement["instance"] == 1.0
+    long = 10_001 if FAST else 100_001
+    agent = MachineAgent(machine)
+    by_machine = evaluate_complexity(agent, "reverse", long, instances=10, seed=5)
+    by_network = evaluate_complexity(GreedyAgent(controller), "reverse", long, instances=10, seed=5)
+    print(f"complexity {long}: the machine solves {by_machine['solved']:.0%}, the network {by_network['solved']:.0%};"
+          f" unknown transitions met: {agent.fallbacks}")
+    assert by_network["solved"] == 1.0 and by_machine["solved"] == 1.0 and agent.fallbacks == 0
 
 # %% [markdown]
 # ## Exercises
