@@ -27,6 +27,7 @@ from tinyalgo.cli import assignment as cli
 
 PACKAGE = pathlib.Path(__import__("tinyalgo").__file__).parent
 TWO = ["gru_backward", "dynamic_discount"]
+PKG, TESTS = "tinyalgo", "tests"               # folders of a copy (not paths of this repository)
 
 
 def instructor_tests_of(out) -> pathlib.Path:
@@ -191,7 +192,7 @@ def test_changes_outside_the_regions_and_added_modules(copy):
     assert scores(result)["gru_backward"][1] == "graded"              # another file: unaffected
     qlearning.write_text(text, encoding="utf-8")
     (copy / "tinyalgo" / "helper.py").write_text("X = 1\n", encoding="utf-8")
-    assert "tinyalgo/helper.py was added" in scores(grade(copy, instructor_tests_of(copy)))["gru_backward"][2]
+    assert f"{PKG}/helper.py was added" in scores(grade(copy, instructor_tests_of(copy)))["gru_backward"][2]
 
 
 def test_what_is_ignored_and_a_zipped_folder(tmp_path):
@@ -210,7 +211,7 @@ def test_what_is_ignored_and_a_zipped_folder(tmp_path):
     (out / "tinyalgo" / "qlearning.py").write_bytes(text.replace("\n", "\r\n").encode("utf-8"))
     result = grade(tmp_path / "student", tmp_path / "mine" / "tests")
     assert result["earned"] == result["total"] == 6, scores(result)
-    assert any("tests/test_dynamic_discount.py was changed (not used" in n for n in result["notes"])
+    assert any(f"{TESTS}/test_dynamic_discount.py was changed (not used" in n for n in result["notes"])
     assert any("notes.md was added (ignored)" in n for n in result["notes"])
 
 
@@ -240,9 +241,9 @@ def test_a_process_that_ignores_the_alarm_is_killed_and_the_rest_run(tmp_path):
         def test_b():
             assert 1 + 1 == 2
     """), encoding="utf-8")
-    run = run_tests(tree, ["tests/test_k.py"], limit=0.5, grace=0.5)
+    run = run_tests(tree, [f"{TESTS}/test_k.py"], limit=0.5, grace=0.5)
     assert [n.split("::")[1] for n in run["timeouts"]] == ["test_a"]
-    assert [(w, o) for w, o, _ in run["reports"]["tests/test_k.py::test_b"]] == \
+    assert [(w, o) for w, o, _ in run["reports"][f"{TESTS}/test_k.py::test_b"]] == \
         [("setup", "passed"), ("call", "passed"), ("teardown", "passed")]
 
 
@@ -268,13 +269,13 @@ def test_the_isolated_process_refuses_what_the_screen_might_miss(tmp_path):
             for fd in range(3, 12):
                 try:
                     os.write(fd, (json.dumps({{"record": json.dumps({{"event": "report", "nodeid":
-                        "tests/test_t.py::test_forged", "when": "call", "outcome": "passed", "message": ""}}),
+                        "{TESTS}/test_t.py::test_forged", "when": "call", "outcome": "passed", "message": ""}}),
                         "mac": "0" * 64}}) + "\\n").encode())
                 except OSError:
                     pass
             assert False, "really failed"
     """), encoding="utf-8")
-    run = run_tests(tree, ["tests/test_t.py"], protected=[PACKAGE])
+    run = run_tests(tree, [f"{TESTS}/test_t.py"], protected=[PACKAGE])
     outcome = {n.split("::")[1]: [o for w, o, _ in r if w == "call"] for n, r in run["reports"].items()}
     assert outcome["test_import_is_the_graded_copy"] == ["passed"], run["reports"]
     for name in ("test_process", "test_other_copy", "test_write", "test_forged"):
@@ -362,7 +363,7 @@ def test_gradescope_autograder_zip_runs_in_an_autograder_shaped_folder(tmp_path)
     out = tmp_path / "hw"
     summary = make(TWO, out, autograder="gradescope")
     root = unpack(summary["autograder"], tmp_path / "autograder")
-    for name in ("setup.sh", "run_autograder", "tests/manifest.json", "tests/handout/tinyalgo/__init__.py",
+    for name in ("setup.sh", "run_autograder", f"{TESTS}/manifest.json", f"{TESTS}/handout/{PKG}/__init__.py",
                  "tinyalgo-src/tinyalgo/assignments/grade.py"):
         assert (root / "source" / name).is_file(), name
     import shutil
