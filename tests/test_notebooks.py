@@ -1,0 +1,94 @@
+"""The tutorials' notebooks: each ``tutorials/NN_*.ipynb`` is exactly what
+``tinyalgo.notebook`` makes from its script (a test fails if they drift), and,
+with the ``notebooks`` extra, each runs in a real Jupyter kernel in fast mode,
+every cell without error and every figure the tutorial shows inline as a PNG."""
+import json
+import pathlib
+import re
+import time
+
+import pytest
+
+from tinyalgo.notebook import main, notebook, notebook_path, notebook_text, script_cells, scripts
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FOLDER = ROOT / "tutorials"
+SCRIPTS = scripts(FOLDER)
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=[p.name for p in SCRIPTS])
+def test_each_notebook_is_made_from_its_script(script):
+    path = notebook_path(script)
+    assert path.exists() and path.read_text(encoding="utf-8") == notebook_text(script.read_text(encoding="utf-8")), \
+        f"{path.name} differs from {script.name}: run python -m tinyalgo.notebook tutorials/"
+
+
+def test_cells_by_hand():
+    script = ("import os\n\n"
+              "# %% [markdown]\n# # Title\n#\n# Some *text*.\n\n"
+              "# %%\n\nx = 1\n\n\ny = 2\n\n"
+              "# %%\n\n"                                      # an empty cell: dropped
+              "# %% [markdown]\n# More.\n")
+    assert script_cells(script) == [("code", "import os"), ("markdown", "# Title\n\nSome *text*."),
+                                     ("code", "x = 1\n\n\ny = 2"), ("markdown", "More.")]
+    nb = notebook(script)
+    assert (nb["nbformat"], nb["nbformat_minor"], nb["metadata"]["kernelspec"]["name"]) == (4, 5, "python3")
+    assert nb["cells"][1] == {"cell_type": "markdown", "id": "cell-01", "metadata": {},
+                              "source": ["# Title\n", "\n", "Some *text*."]}
+    assert nb["cells"][2] == {"cell_type": "code", "id": "cell-02", "metadata": {}, "execution_count": None,
+                              "outputs": [], "source": ["x = 1\n", "\n", "\n", "y = 2"]}
+    assert notebook_text(script) == notebook_text(script) and json.loads(notebook_text(script)) == nb
+
+
+@pytest.mark.parametrize("script,says", [
+    ("# %% [markdown]\n# fine\nnot a comment\n", "line 3: a markdown cell's lines start with '# '"),
+    ("# %%\nx = 1\n# %%markdown\n", "line 3: a cell starts with '# %%' or '# %% [markdown]'"),
+])
+def test_a_bad_line_is_named(script, says):
+    with pytest.raises(ValueError, match=re.escape(says)):
+        script_cells(script, "t.py")
+
+
+def test_the_command_writes_and_checks(tmp_path, capsys):
+    (tmp_path / "01_a.py").write_text("# %%\nx = 1\n", encoding="utf-8")
+    assert main(["--check", str(tmp_path)]) == 1 and "01_a.ipynb: differs" in capsys.readouterr().out
+    assert main([str(tmp_path)]) == 0 and main(["--check", str(tmp_path)]) == 0
+    (tmp_path / "01_a.py").write_text("# %%\nx = 2\n", encoding="utf-8")
+    assert main(["--check", str(tmp_path)]) == 1
+
+
+def test_the_notebooks_are_valid_nbformat():
+    nbformat = pytest.importorskip("nbformat")
+    for script in SCRIPTS:
+        text = notebook_path(script).read_text(encoding="utf-8")
+        nbformat.validate(nbformat.reads(text, as_version=4))
+        assert nbformat.writes(nbformat.reads(text, as_version=4)) + "\n" == text     # as Jupyter saves it
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("script", SCRIPTS, ids=[notebook_path(p).name for p in SCRIPTS])
+def test_notebook_runs_in_a_kernel_with_its_figures_inline(script, tmp_path, monkeypatch):
+    nbclient = pytest.importorskip("nbclient")
+    nbformat = pytest.importorskip("nbformat")
+    pytest.importorskip("ipykernel")
+    monkeypatch.setenv("TINYALGO_FAST", "1")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))                   # the kernel imports this tinyalgo
+    monkeypatch.delenv("MPLBACKEND", raising=False)               # the kernel's own (inline) backend
+    nb = nbformat.read(notebook_path(script), as_version=4)
+    start = time.perf_counter()
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()    # raises on a cell's error
+    print(f"{notebook_path(script).name}: {time.perf_counter() - start:.1f} s in the kernel")
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.execution_count is not None for c in code)
+    outputs = [o for c in code for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    assert not any("this cell needs" in o.get("text", "") for o in outputs)
+    shown = len(re.findall(r"\bshow\(", script.read_text(encoding="utf-8")))      # each show(fig) draws one figure
+    inline = sum("image/png" in o.get("data", {}) for o in outputs if o.output_type in ("display_data",
+                                                                                        "execute_result"))
+    assert inline >= shown, f"{shown} figures drawn, {inline} shown inline as PNG"
+
+
+def test_the_tutorials_show_figures():
+    assert sum(len(re.findall(r"\bshow\(", p.read_text(encoding="utf-8"))) for p in SCRIPTS) >= 4
