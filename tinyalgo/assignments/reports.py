@@ -84,6 +84,11 @@ def class_csv(rows: list, assignments: list) -> str:
         per = result["assignments"]
         problems = [f"{n}: {a['status']} ({a['reasons'][0]})" if a["reasons"] else f"{n}: {a['status']}"
                     for n, a in per.items() if a["status"] != "graded"]
+        for n in per:
+            late = sum(r["outcome"] == "timeout" or "time limit" in r["message"]
+                       for r in result["tests"] if r["assignment"] == n and r["outcome"] != "passed")
+            if late and per[n]["status"] == "graded":
+                problems.append(f"{n}: {late} test(s) past the time limit")
         writer.writerow([student] + [per[n]["earned"] for n in assignments] +
                         [result["earned"], result["total"], "; ".join(problems) or "ok"])
     return buffer.getvalue()
