@@ -8,7 +8,7 @@ first marker is a cell of its own.  The notebook is nbformat 4.5 JSON written
 directly (no Jupyter package needed), without outputs: the same bytes for the
 same script.
 
-    python -m tinyalgo.notebook tutorials/           # write tutorials/NN_*.ipynb from NN_*.py
+    python -m tinyalgo.notebook tutorials/           # write tutorials/*.ipynb, each from its NN_*.py
     python -m tinyalgo.notebook --check tutorials/   # exit status 1 if a notebook differs from its script
 """
 from __future__ import annotations

@@ -218,7 +218,7 @@ def _functions(a) -> str:
 
 
 def _rules(a) -> str:
-    return ", ".join(f"`{n}`" for n in a.forbidden) if a.forbidden else "nothing beyond the rules above"
+    return ", ".join(f"`{n}`" for n in a.forbidden) if a.forbidden else "the general rules only"
 
 
 def student_readme(chosen, tutorials=()) -> str:
