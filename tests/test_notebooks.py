@@ -1,4 +1,4 @@
-"""The tutorials' notebooks: each notebook of ``tutorials/*.ipynb`` is exactly what
+"""The tutorials' notebooks: each of ``tutorials/*.ipynb`` is exactly what
 ``tinyalgo.notebook`` makes from its script (a test fails if they drift), and,
 with the ``notebooks`` extra, each runs in a real Jupyter kernel in fast mode,
 every cell without error and every figure the tutorial shows inline as a PNG."""
