@@ -76,7 +76,9 @@ def test_cheat_1_loading_the_answer_from_an_installed_tinyalgo(copy):
     """)
     earned, status, reason = scores(grade(copy, instructor_tests_of(copy)))["gru_backward"]
     assert (earned, status) == (0, "refused")
-    assert "imports 'subprocess'" in reason and "tinyalgo/cores.py, line" in reason
+    line = next(i for i, text in enumerate((copy / PKG / "cores.py").read_text().splitlines(), 1)
+                if "import subprocess" in text)
+    assert f"cores.py, line {line}: imports 'subprocess'" in reason, reason
 
 
 def test_cheat_2_calling_a_sibling_that_gives_the_answer(copy):

@@ -88,7 +88,7 @@ def check_body(body: str, line: int, path: str, function: ast.FunctionDef, modul
         return "syntax", [f"{path}, line {at}: {type(err).__name__}: {err.msg}"]
     found = screen(body, indent, function, module, assignment.off_limits, assignment.name, modules)
     if found:
-        return "refused", [f"{path}, line {line + k}: {message}" for k, message in found]
+        return "refused", [f"{path}, line {line + k - 1}: {message}" for k, message in found]
     return "ok", []
 
 
