@@ -104,6 +104,37 @@ with skip_if_stub():
     show(draw_machine(machine, "reverse_machine.png", "reverse: the FF controller's machine"))
 
 # %% [markdown]
+# ### Minimising: Moore's partition refinement (`tinyalgo.automata.minimise`)
+# Two states are *equivalent* when no sequence of inputs tells them apart:
+# from either one, every input sequence gives the same outputs (action and
+# symbol written).  `minimise` finds them by splitting, not merging.  Round 0
+# puts states in one block when they give the same output on every input
+# ("never seen", -1, is an output like any other: the start state, which
+# never read the marker, stays apart from the moving-right state that did).
+# Each later round gives every state a signature: its block, then the block
+# it goes to on each input (an unknown next state, -1, is a block of its
+# own); states whose signatures differ go to separate blocks.  When a round
+# splits nothing, each block is one state of the minimal machine.  A
+# difference that shows k steps ahead takes k rounds to separate.  The blocks
+# are then numbered canonically: the start state's block is 0, the others in
+# the order a breadth-first walk from it meets them, unreachable ones last.
+# Here the 13 raw states become 3: the ten "just wrote digit d" states and the
+# "just turned at the marker" state act the same on every input and merge.
+# Merging states that differ only where one of them was never seen is
+# another operation (the don't-care reduction, `reduce_dont_care`), which
+# takes the 3 states to 2.  `tinyalgo assignment make machine_extraction`
+# asks you to write `minimise`.  Expected: `minimise(raw)` again gives the 3
+# states, the start state in block 0.
+
+# %%
+from tinyalgo.automata.minimise import minimise
+
+with skip_if_stub():
+    again, block = minimise(raw)
+    print("block of each raw state:", block.tolist())
+    assert again.n_states == 3 and block[raw.start] == 0 and again.start == 0
+
+# %% [markdown]
 # ## The machine alone, at a length the network never saw
 # `MachineAgent` runs the machine through the same protocol as the network's
 # `GreedyAgent` (`tinyalgo.evaluation`): one integer of state per lane, table
