@@ -52,6 +52,17 @@ def int_at_least(minimum):
     return parse
 
 
+def positive_seconds(text: str) -> float:
+    """A number of seconds greater than 0 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0; got {text}")
+    return value
+
+
 def task_name(text: str) -> str:
     """A task name or alias, as the task's name."""
     name = ALIASES.get(text, text)

@@ -11,13 +11,13 @@ exit status 2 through ``tinyalgo``).
 from __future__ import annotations
 
 import argparse
-import pathlib
 import sys
 
 from tinyalgo.assignments.grade import format_grade, grade, grade_all, instructor_tests
 from tinyalgo.assignments.make import make
 from tinyalgo.assignments.registry import ASSIGNMENTS
 from tinyalgo.assignments.reports import FORMATS, as_format, class_csv
+from tinyalgo.cli.args import check_writable_file, int_at_least, positive_seconds
 from tinyalgo.fileio import atomic_write_bytes, atomic_write_json
 
 
@@ -51,14 +51,14 @@ def cmd_make(args) -> int:
     return 0
 
 
-def _check_output(path) -> None:
-    """Refuse an output file whose folder does not exist, before any grading."""
-    if path and not pathlib.Path(path).resolve().parent.is_dir():
-        raise ValueError(f"{path}: its folder {pathlib.Path(path).resolve().parent} does not exist")
+def _check_output(path, option: str) -> None:
+    """Refuse an output file that cannot be written, before any grading."""
+    if path:
+        check_writable_file(path, option)
 
 
 def cmd_grade(args) -> int:
-    _check_output(args.json)
+    _check_output(args.json, "--json")
     result = grade(args.directory, tests=args.tests, limit=args.test_timeout)
     print(format_grade(result))
     if args.json:
@@ -67,7 +67,7 @@ def cmd_grade(args) -> int:
 
 
 def cmd_grade_all(args) -> int:
-    _check_output(args.csv)
+    _check_output(args.csv, "--csv")
     chosen = list(instructor_tests(args.tests)["points"])
 
     def progress(done, total, student, result, error):
@@ -104,7 +104,7 @@ def register(sub) -> None:
     make.add_argument("--autograder", choices=["gradescope"],
                       help="also write the course platform's autograder into the instructor's folder")
     make.set_defaults(func=cmd_make)
-    timeout = dict(type=float, default=30.0, metavar="SECONDS",
+    timeout = dict(type=positive_seconds, default=30.0, metavar="SECONDS",
                    help="time limit of each test; a test past it fails (default 30)")
     tests_help = "the instructor's tests folder written by 'assignment make' (OUT-instructor/tests)"
     grade = commands.add_parser("grade", help="grade a student's copy with the instructor's tests")
@@ -121,7 +121,7 @@ def register(sub) -> None:
     every.add_argument("submissions", help="a folder holding one folder per student, named by the student")
     every.add_argument("--tests", required=True, help=tests_help)
     every.add_argument("--csv", metavar="FILE", help="write the grades here (default: print them)")
-    every.add_argument("--workers", type=int, default=None, metavar="N",
+    every.add_argument("--workers", type=int_at_least(1), default=None, metavar="N",
                        help="submissions graded at once (default: one per core)")
     every.add_argument("--test-timeout", **timeout)
     every.set_defaults(func=cmd_grade_all)
