@@ -421,3 +421,14 @@ def test_grade_all_a_class_of_six(tmp_path, capsys):
 def test_class_csv_keeps_a_failed_submission():
     table = class_csv([("x", None, "ValueError: broken")], ["layers"])
     assert table.splitlines() == ["student,layers,total,max,status", "x,0,0,,error: ValueError: broken"]
+
+
+@pytest.mark.parametrize("extra, says", [
+    (["--test-timeout", "-1"], "--test-timeout: must be a finite number of seconds above 0"),
+    (["--test-timeout", "nan"], "--test-timeout: must be a finite number of seconds above 0"),
+    (["--format", "moodle"], "--format: invalid choice"),
+])
+def test_bad_grade_options_are_one_line_before_any_work(copy, extra, says):
+    run = subprocess.run([sys.executable, "-m", "tinyalgo", "assignment", "grade", str(copy), "--tests",
+                          str(instructor_tests_of(copy))] + extra, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and run.stdout == "" and run.stderr.count("\n") == 1 and says in run.stderr, run.stderr
