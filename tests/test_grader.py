@@ -105,7 +105,7 @@ def test_cheat_3_a_backward_made_of_numerical_gradients(copy):
 
 
 def test_cheat_3b_numerical_gradients_written_out(copy):
-    """A numerical gradient needs no import: the screen does not stop it, the reviewer's rule does (names)."""
+    """Reaching the numerical gradient without naming it (through ``globals()``) is refused too."""
     write_body(copy, "gru_backward", """
         x, h, z, r, rh, cand, p = cache
         g = globals()
@@ -260,7 +260,7 @@ def test_the_isolated_process_refuses_what_the_screen_might_miss(tmp_path):
         import tinyalgo
         def test_import_is_the_graded_copy():
             assert tinyalgo.__file__ == {str(tree / 'tinyalgo' / '__init__.py')!r}
-            assert "PYTHONPATH" not in os.environ and not sys.flags.no_user_site == 0
+            assert "PYTHONPATH" not in os.environ and sys.flags.no_user_site
         def test_process():
             subprocess.run(["true"])
         def test_other_copy():

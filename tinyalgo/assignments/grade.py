@@ -152,7 +152,7 @@ def grade(directory, tests, limit: float = 30.0, python: str = sys.executable, c
             body, line = bodies[f.qualname]
             kind, messages = check_body(body, line, files[f.qualname], function, trees[f.path], a, modules)
             if kind == "ok":
-                accepted[f.qualname] = (a.name, body)
+                accepted[f.qualname] = body
             else:
                 refuse([a.name], "; ".join(messages), "does not compile" if kind == "syntax" else "refused")
     for a in chosen:                        # an assignment is graded whole: a refused function drops its siblings
@@ -167,13 +167,12 @@ def grade(directory, tests, limit: float = 30.0, python: str = sys.executable, c
             tree = pathlib.Path(tmp) / "grading"
             shutil.copytree(handout, tree, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
             for path, entries in manifest["stubs"].items():
-                spliced = _splice((handout / path).read_text(encoding="utf-8"), entries,
-                                  {q: body for q, (_, body) in accepted.items()})
+                spliced = _splice((handout / path).read_text(encoding="utf-8"), entries, accepted)
                 (tree / path).write_text(spliced, encoding="utf-8")
             (tree / "tests").mkdir()
             for name in SUPPORT + tuple(a.test_file for a in graded):
                 shutil.copyfile(inst["dir"] / name, tree / "tests" / name)
-            protected = [pathlib.Path(directory).resolve(), inst["dir"].parent,
+            protected = [directory.resolve(), inst["dir"].parent,
                          pathlib.Path(tinyalgo.__file__).resolve().parent]
             run = run_tests(tree, [f"tests/{a.test_file}" for a in graded], protected, limit, python)
     owner = {test: name for name, table in points.items() for test in table}
@@ -183,7 +182,7 @@ def grade(directory, tests, limit: float = 30.0, python: str = sys.executable, c
                                          f"{' (in ' + _test_name(nodeid) + ')' if nodeid else ''}")
     rows = _rows(chosen, points, status, run)
     assignments = {a.name: {"earned": sum(r["earned"] for r in rows if r["assignment"] == a.name),
-                            "total": a.total if a.name in points else 0, "status": status[a.name][0],
+                            "total": sum(points[a.name].values()), "status": status[a.name][0],
                             "reasons": status[a.name][1]} for a in chosen}
     ran_nothing = not run["reports"] and graded
     return {"submission": str(directory), "copy": str(copy) if copy else None, "assignments": assignments,
@@ -192,9 +191,9 @@ def grade(directory, tests, limit: float = 30.0, python: str = sys.executable, c
 
 
 def _rows(chosen, points, status, run) -> list:
-    by_test = {}
+    by_test = {}                            # a parametrised test: the reports of each of its cases
     for nodeid, reports in run["reports"].items():
-        by_test.setdefault(_test_name(nodeid), []).append((nodeid, reports))
+        by_test.setdefault(_test_name(nodeid), []).append(reports)
     timeouts = {_test_name(n) for n in run["timeouts"]}
     collect = "\n".join(text for _, text in run["collect_errors"])
     rows = []
@@ -212,7 +211,7 @@ def _rows(chosen, points, status, run) -> list:
                 message = ("the tests did not load:\n" + collect) if collect else \
                     "the test did not run (the grading process stopped before it)"
             else:
-                for _, reports in by_test[test]:
+                for reports in by_test[test]:
                     for when, result, text in reports:
                         if result == "failed" and outcome == "passed":
                             outcome = "failed" if when == "call" else "error"
@@ -220,10 +219,9 @@ def _rows(chosen, points, status, run) -> list:
                     if not any(when == "call" and result == "passed" for when, result, _ in reports) and \
                             outcome == "passed":
                         outcome, message = "not run", "the test was skipped"
-            if outcome != "passed" and kind == "graded":
+            if outcome != "passed":
                 message += f"\nSee tutorial {a.tutorial} ({a.title})."
-            rows.append({"assignment": a.name, "test": test, "points": worth,
-                         "earned": worth if outcome == "passed" and status[a.name][0] == "graded" else 0,
+            rows.append({"assignment": a.name, "test": test, "points": worth, "earned": worth if outcome == "passed" else 0,
                          "outcome": outcome, "message": message.strip(), "tutorial": a.tutorial})
     return rows
 

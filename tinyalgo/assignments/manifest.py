@@ -48,11 +48,6 @@ def digest(path: pathlib.Path) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _skipped(rel: pathlib.PurePath) -> bool:
-    return any(part in IGNORED_DIRS or part.endswith(".egg-info") for part in rel.parts[:-1]) or \
-        rel.name.endswith(".egg-info")
-
-
 def walk(root: pathlib.Path):
     """The files under ``root`` (relative paths), without caches and virtual environments."""
     out = []
@@ -71,7 +66,7 @@ def walk(root: pathlib.Path):
     return sorted(out)
 
 
-def stub_lines(source: str, qualname: str) -> int:
+def stub_line(source: str, qualname: str) -> int:
     """The 0-based line of the stub of ``qualname`` (its last statement, a ``raise NotImplementedError``)."""
     node = find_function(ast.parse(source), qualname)
     last = node.body[-1] if node is not None else None
@@ -88,7 +83,7 @@ def build(copy: pathlib.Path, chosen) -> dict:
         for f in a.functions:
             source = (copy / f.path).read_text(encoding="utf-8")
             stubs.setdefault(f.path, []).append({"assignment": a.name, "qualname": f.qualname,
-                                                 "line": stub_lines(source, f.qualname)})
+                                                 "line": stub_line(source, f.qualname)})
     for entries in stubs.values():
         entries.sort(key=lambda e: e["line"])
     return {"format": FORMAT, "assignments": [a.name for a in chosen],
@@ -112,34 +107,27 @@ def split_bodies(handout: str, student: str, entries: list):
             j -= 1
         return seg[i:j]
 
-    pos, bodies = 0, {}
-    first = trim(segments[0])
-    lead = 0
-    while lead < len(s) and not s[lead]:
+    lead, end = 0, len(s)                       # the student's file without blank lines at either end
+    while lead < end and not s[lead]:
         lead += 1
+    while end > lead and not s[end - 1]:
+        end -= 1
+    first = trim(segments[0])
     if s[lead:lead + len(first)] != first:
         return None, _first_difference(first, s[lead:]) + lead + 1
-    pos = lead + len(first)
+    pos, bodies = lead + len(first), {}
     for k, entry in enumerate(entries):
         seg = trim(segments[k + 1])
-        if k == len(entries) - 1:
-            end = len(s)
-            while end > pos and not s[end - 1]:
-                end -= 1
-            found = end - len(seg) if seg else end
+        if k == len(entries) - 1:               # the last body runs to the handed-out tail of the file
+            found = end - len(seg)
             if found < pos or s[found:end] != seg:
-                return None, _tail_difference(seg, s, pos) + 1
+                return None, _tail_difference(seg, s, pos, end) + 1
         else:
             found = _find(s, seg, pos)
             if found is None:
                 return None, _first_difference(seg, s[pos:]) + pos + 1
-        body = s[pos:found]
-        while body and not body[-1]:
-            body.pop()
-        start = pos
-        while body and not body[0]:
-            body.pop(0)
-            start += 1
+        body = trim(s[pos:found])
+        start = pos + next((i for i, line in enumerate(s[pos:found]) if line), 0)
         bodies[entry["qualname"]] = ("\n".join(body) + "\n", start + 1)
         pos = found + len(seg)
     return bodies, None
@@ -161,11 +149,8 @@ def _first_difference(expected, got) -> int:
     return len(expected)
 
 
-def _tail_difference(seg, s, pos) -> int:
-    """The line of ``s`` (0-based) nearest the end where the handed-out tail ``seg`` stops matching."""
-    end = len(s)
-    while end > pos and not s[end - 1]:
-        end -= 1
+def _tail_difference(seg, s, pos, end) -> int:
+    """The line of ``s[:end]`` (0-based) nearest the end where the handed-out tail ``seg`` stops matching."""
     for k in range(1, len(seg) + 1):
         if end - k < pos or s[end - k] != seg[-k]:
             return max(end - k, pos)

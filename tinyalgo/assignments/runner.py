@@ -60,13 +60,15 @@ def main():
         except (TypeError, ValueError):
             return False
     protected += [os.path.realpath(os.path.join(p or ".", "tinyalgo")) for p in sys.path if other_copy(p)]
-    for finder in sys.meta_path:
+    sys.path[:] = [tree, os.path.join(tree, "tests")] + [p for p in sys.path if not other_copy(p)]
+    finders = []
+    for finder in sys.meta_path:                # an editable install's finder maps "tinyalgo" to its folder
         mapping = getattr(finder, "MAPPING", None)
         if isinstance(mapping, dict) and isinstance(mapping.get("tinyalgo"), str):
             protected.append(os.path.realpath(mapping["tinyalgo"]))
-    sys.path[:] = [tree, os.path.join(tree, "tests")] + [p for p in sys.path if not other_copy(p)]
-    sys.meta_path[:] = [f for f in sys.meta_path if "tinyalgo" not in repr(getattr(f, "MAPPING", ""))
-                        and "tinyalgo" not in repr(getattr(f, "_paths", ""))]
+        else:
+            finders.append(finder)
+    sys.meta_path[:] = finders
     for name in [m for m in sys.modules if m == "tinyalgo" or m.startswith("tinyalgo.")]:
         del sys.modules[name]
 
@@ -165,8 +167,7 @@ def main():
     args = ["-q", "-p", "no:cacheprovider", "-p", "no:stepwise", "--capture=sys", "-o", "addopts=",
             "-o", "python_files=test_*.py", "--rootdir", tree, "-c", os.devnull, "--tb=short",
             "--import-mode=prepend"] + config["args"]
-    code = pytest.main(args, plugins=[Reporter()])
-    send({"event": "finished", "code": int(code)})
+    pytest.main(args, plugins=[Reporter()])
 
 
 def _student_lines(report, message: str) -> str:

@@ -7,8 +7,8 @@ minimal environment (plugin autoloading off, one BLAS thread, a scratch home)
 and reads its signed reports.  A test that does not report within its limit
 (plus a grace period) has its process killed: it is recorded as timed out and
 the tests not yet run start again in a new process, so an endless loop costs
-one test.  Returns {nodeid: outcome}, the collection errors, the refusals
-reported by the audit hook, and the process's last output.
+one test.  Returns every test's reports, the tests timed out, the collection
+errors, the refusals reported by the audit hook, and the processes' output.
 """
 from __future__ import annotations
 
@@ -79,8 +79,9 @@ def _session(tree: pathlib.Path, scratch: pathlib.Path, args: list, protected: l
     output = []
     threading.Thread(target=_reader, args=(os.fdopen(read_fd, "r", encoding="utf-8"), key.encode(), records),
                      daemon=True).start()
-    threading.Thread(target=lambda: output.append(proc.stdout.read().decode("utf-8", "replace")),
-                     daemon=True).start()
+    printed = threading.Thread(target=lambda: output.append(proc.stdout.read().decode("utf-8", "replace")),
+                               daemon=True)
+    printed.start()
     proc.stdin.write(json.dumps(config).encode())
     proc.stdin.close()
     deadline = time.monotonic() + COLLECT_LIMIT
@@ -90,16 +91,15 @@ def _session(tree: pathlib.Path, scratch: pathlib.Path, args: list, protected: l
         except queue.Empty:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+            printed.join(grace)
             yield {"event": "killed", "output": "".join(output)}
             return
         if record is None:
             proc.wait()
-            time.sleep(0.05)
+            printed.join(grace)
             yield {"event": "exit", "code": proc.returncode, "output": "".join(output)}
             return
-        if record["event"] == "start":
-            deadline = time.monotonic() + limit + grace
-        elif record["event"] == "collected":
+        if record["event"] in ("start", "collected"):       # the next test's time starts
             deadline = time.monotonic() + limit + grace
         yield record
 
@@ -113,14 +113,13 @@ def run_tests(tree, files, protected=(), limit: float = 30.0, python: str = sys.
     scratch = tree / "scratch"
     scratch.mkdir(exist_ok=True)
     reports, timeouts, collect_errors, tampering, outputs = {}, [], [], [], []
-    pending, args = None, [str(f) for f in files]
-    for _ in range(1000):
+    args = [str(f) for f in files]
+    while True:                             # each round ends at least one test: reported, or timed out
         current, collected = None, None
         for record in _session(tree, scratch, args, [str(p) for p in protected], limit, python, grace):
             event = record["event"]
             if event == "collected":
                 collected = record["nodeids"]
-                pending = [n for n in collected if n not in reports and n not in timeouts]
             elif event == "collect_error":
                 collect_errors.append((record["nodeid"], record["longrepr"]))
             elif event == "start":
@@ -143,7 +142,7 @@ def run_tests(tree, files, protected=(), limit: float = 30.0, python: str = sys.
                     collect_errors.append(("", f"collecting the tests took more than {COLLECT_LIMIT:.0f} s"))
         if collected is None or current is None:
             break
-        pending = [n for n in (pending or []) if n not in reports and n not in timeouts]
+        pending = [n for n in collected if n not in reports and n not in timeouts]
         if not pending:
             break
         args = pending

@@ -102,6 +102,13 @@ def _bound_names(fn: ast.AST) -> set:
     return bound
 
 
+def _base(node):
+    """The name at the root of ``a.b[i].c`` ("a"), or None when the root is no name."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 def _chain(node):
     """For ``a.b.c``: ("a", ["b", "c"]); for anything not rooted at a name: (None, [...])."""
     attrs = []
@@ -201,18 +208,8 @@ class _Screen(ast.NodeVisitor):
                 (origin.startswith("from:") and source in self.modules):
             self.refuse(node, f"uses the module {name!r} ({source}); a solution calls functions, not modules")
             return
-        if isinstance(node.ctx, ast.Store):
-            return
-        self._module_value(node, name)
-
-    def _module_value(self, node, name):
-        """A module (np, math, a tinyalgo module) may only be the root of an attribute read."""
-        origin = self.module.get(name, "")
-        is_module = origin.startswith("import:")
-        if not is_module:
-            return
-        parent = self.parents.get(node)
-        if not (isinstance(parent, ast.Attribute) and parent.value is node):
+        parent = self.parents.get(node)                 # a module (np, math) is only the root of an attribute
+        if origin.startswith("import:") and not (isinstance(parent, ast.Attribute) and parent.value is node):
             self.refuse(node, f"uses the module {name!r} as a value; call its functions (e.g. {name}.zeros(...))")
 
     def visit_Attribute(self, node):
@@ -225,10 +222,8 @@ class _Screen(ast.NodeVisitor):
             self.refuse(node, f"calls or names {attr!r}, which {self.what} may not use: write the computation")
         elif attr in ("tofile", "dump", "dumps", "ctypes"):
             self.refuse(node, f"uses the array method {attr!r}, which writes files or reaches memory")
-        if isinstance(node.ctx, (ast.Store, ast.Del)):
-            root, _ = _chain(node.value if isinstance(node.value, ast.Attribute) else node)
-            if root is None or root not in self.locals:
-                self.refuse(node, f"assigns to {ast.unparse(node)}, which the function does not own")
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and _base(node) not in self.locals:
+            self.refuse(node, f"assigns to {ast.unparse(node)}, which the function does not own")
         self._numpy_chain(node)
         self.generic_visit(node)
 
@@ -250,9 +245,6 @@ class _Screen(ast.NodeVisitor):
             if attr.startswith("_") or attr in NUMPY_REFUSED:
                 self.refuse(node, f"uses {root}.{'.'.join(attrs[:i + 1])}, which a solution may not use")
                 return
-            if isinstance(value, types.ModuleType) and i > 0 and attrs[i - 1] not in NUMPY_SUBMODULES:
-                self.refuse(node, f"uses the module {root}.{'.'.join(attrs[:i])}")
-                return
             value = getattr(value, attr, None)
             if isinstance(value, types.ModuleType) and attr not in NUMPY_SUBMODULES:
                 self.refuse(node, f"uses the module {root}.{'.'.join(attrs[:i + 1])}")
@@ -261,13 +253,8 @@ class _Screen(ast.NodeVisitor):
             self.refuse(node, f"uses the module {root}.{'.'.join(attrs)} as a value")
 
     def visit_Subscript(self, node):
-        if isinstance(node.ctx, (ast.Store, ast.Del)):
-            root, _ = _chain(node.value)
-            base = node.value
-            while isinstance(base, (ast.Subscript, ast.Attribute)):
-                base = base.value
-            if not (isinstance(base, ast.Name) and base.id in self.locals):
-                self.refuse(node, f"assigns into {ast.unparse(node.value)}, which the function does not own")
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and _base(node) not in self.locals:
+            self.refuse(node, f"assigns into {ast.unparse(node.value)}, which the function does not own")
         self.generic_visit(node)
 
 
@@ -286,10 +273,7 @@ def screen(body: str, indent: int, function: ast.FunctionDef, module_tree: ast.M
     that is itself a module is refused)."""
     tree = ast.parse(wrap(body, indent))
     fn = tree.body[0]
-    args = _bound_names(function.args) | {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
-    prefix = set()
-    for stmt in function.body:                  # names bound before the stub (argument checks) are locals too
-        prefix |= _bound_names(stmt)
-    s = _Screen(module_names(module_tree), args | prefix, _bound_names(fn), set(forbidden), what, set(modules))
+    given = _bound_names(function)              # its arguments, and the names its checks before the stub bind
+    s = _Screen(module_names(module_tree), given, _bound_names(fn), set(forbidden), what, set(modules))
     s.visit(fn)
     return sorted({(line - 1, message) for line, message in s.problems})
