@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from tinyalgo.automata import MachineAgent, extract
-from tinyalgo.checkpoint import load_checkpoint
+from tinyalgo.runs.checkpoint import load_checkpoint
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 

@@ -9,7 +9,7 @@ allocator is tuned as the trainers tune it (``tinyalgo.fast.memory``) unless
 ``--default-malloc`` is given.  ``--threads 2``: BPTT hands the weight
 gradients to a helper thread (``Controller.set_threads``; what ``tinyalgo
 train`` uses on a machine with two cores or more).  ``--reference``: the
-reference path (``Controller(..., fast=False)``: the taught layer pairs and
+reference path (``Controller(..., reference=True)``: the taught layer pairs and
 the BPTT loop over named caches) instead of the fast path.
 """
 import sys
@@ -26,7 +26,7 @@ SIZES, ACTIONS, SYMBOLS = (17, 17, 2, 5, 3), 8, 17
 
 def bench(core, dtype, units=200, B=20, T=50, B_infer=50, threads=1, fast=True):
     ctrl = Controller(ControllerConfig(SIZES, ACTIONS, SYMBOLS, core=core, units=units, dtype=dtype),
-                      rng=np.random.default_rng(0), fast=fast).set_threads(threads)
+                      rng=np.random.default_rng(0), reference=not fast).set_threads(threads)
     rng = np.random.default_rng(1)
     obs = np.stack([np.stack([rng.integers(0, s, size=B) for s in SIZES], axis=1) for _ in range(T)])
     resets = rng.random((T, B)) < 0.05
@@ -63,5 +63,5 @@ if __name__ == "__main__":
           f" B=20, T=50, {threads} thread{'s' if threads > 1 else ''}, {'fast' if fast else 'reference'} path)")
     for core in ("ff", "gru", "lstm"):
         for dtype in ("float32", "float64"):
-            f, fb, i = bench(core, dtype, threads=threads, fast=fast)
+            f, fb, i = bench(core, dtype, threads=threads, reference=not fast)
             print(f"{core:5s} {dtype:8s} {f:11.1f} {fb:11.1f} {i:14.1f}")

@@ -10,7 +10,8 @@ import time
 import tracemalloc
 
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
-from tinyalgo.supervised import SupervisedConfig, train_supervised
+from tinyalgo.runs.config import SupervisedConfig
+from tinyalgo.supervised import train_supervised
 
 controller, report = train_supervised(SupervisedConfig(task="copy", controller="gru", units=200, seed=0,
                                                        target=1000), log=lambda s: None)

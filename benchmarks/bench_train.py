@@ -11,7 +11,8 @@ import argparse
 import statistics
 import time
 
-from tinyalgo.qtraining import QConfig, QTrainer
+from tinyalgo.qtraining import QTrainer
+from tinyalgo.runs.config import QConfig
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--level", type=int, default=46)

@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tinyalgo import rundir
+from tinyalgo.runs import rundir
 from tinyalgo.experiments import appendix
 
 # tiny runs: copy solves the test at length 10 in about 11,000 characters (a second)

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 import tinyalgo.controller
-import tinyalgo.options
+import tinyalgo.runs.options
 
 from tinyalgo.assignments import stubs
 from tinyalgo.assignments.grade import grade
@@ -216,18 +216,18 @@ def test_the_student_copy_runs_everything_not_stubbed(stub_copy):
             "p = {k: np.ones(s) for k, s in core_param_shapes('gru', 2, 3).items()}\n"
             "print(gru_step_forward(np.ones((2, 2)), np.zeros((2, 3)), p)[0].shape)\n"
             "try:\n    affine_backward(None, None)\nexcept NotImplementedError as e:\n    print(tinyalgo.__file__, e)\n"
-            "import inspect\nfrom tinyalgo.controller import Controller, make_controller\n"
-            "from tinyalgo.options import TrainingOptions\n"
-            "print(inspect.signature(Controller).parameters['fast'].default,"
-            " inspect.signature(make_controller).parameters['fast'].default, TrainingOptions().reference)\n")
+            "from tinyalgo.controller import REFERENCE, Controller\n"
+            "from tinyalgo.runs.options import TrainingOptions\n"
+            "import inspect\n"
+            "print(REFERENCE, inspect.signature(Controller).parameters['reference'].default, TrainingOptions().reference)\n")
     run = subprocess.run([sys.executable, "-c", code], cwd=out, env=env, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0] == "(2, 3)"
     assert lines[1].startswith(str(out)) and lines[1].endswith("see tutorial 02")
-    assert lines[2] == "False False True", "the copy defaults to the reference path"
-    assert inspect.signature(tinyalgo.controller.Controller).parameters["fast"].default is True   # not the package
-    assert tinyalgo.options.TrainingOptions().reference is False
+    assert lines[2] == "False False False", "a copy trains as the package does: nothing rewritten"
+    for name in ("runs/options.py", "fast/__init__.py"):        # declared once, copied as is (controller.py holds stubs)
+        assert (out / "tinyalgo" / name).read_text(encoding="utf-8") == (PACKAGE / name).read_text(encoding="utf-8")
     for name in ("README.md", "setup.cfg", "pyproject.toml", pathlib.Path("tests", "points.json")):
         assert (out / name).is_file(), name
     assert not (out / "INSTRUCTOR.md").exists() and (pathlib.Path(f"{out}-instructor") / "INSTRUCTOR.md").is_file()
@@ -235,20 +235,7 @@ def test_the_student_copy_runs_everything_not_stubbed(stub_copy):
         sorted(p.name for p in (PACKAGE.parent / "tutorials").glob("0[1-6]_*.py"))
     readme = (out / "README.md").read_text(encoding="utf-8")
     assert "pip install -e ." in readme
-    assert "runs the reference path" in readme and "tinyalgo.fast.bptt.backward" in readme
-
-
-def test_make_refuses_a_package_whose_defaults_it_cannot_set(tmp_path):
-    for path, right, changed in (("options.py", "reference: bool = option(False,", "reference: bool = option(True,"),
-                                 ("controller.py", "fast: bool = True):", "fast=None):")):
-        package = tmp_path / f"pkg-{path}" / "tinyalgo"
-        shutil.copytree(PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
-        text = (package / path).read_text(encoding="utf-8")
-        assert text.count(right) == 1, f"{path}: {right!r}"
-        (package / path).write_text(text.replace(right, changed), encoding="utf-8")
-        with pytest.raises(ValueError, match=f"tinyalgo/{path}: .* in the copy; found"):
-            make(["layers"], tmp_path / f"out-{path}", solution=True, package=package)
-        assert not (tmp_path / f"out-{path}").exists(), "a refused make writes nothing"
+    assert "tinyalgo train --reference" in readme and "tinyalgo.fast.bptt.backward" in readme
 
 
 def test_no_fast_twin_keeps_its_body_in_any_copy(stub_copy, solution_copy, tmp_path):
@@ -268,18 +255,18 @@ def test_no_fast_twin_keeps_its_body_in_any_copy(stub_copy, solution_copy, tmp_p
             path.read_text(encoding="utf-8"), path.name
 
 
-def test_train_in_a_solution_copy_takes_the_reference_path(solution_copy, tmp_path):
+def test_train_in_a_solution_copy_takes_the_reference_path_when_asked(solution_copy, tmp_path):
     out = solution_copy[0]
     env = dict(os.environ, PYTHONPATH=str(out))
     argv = [sys.executable, "-m", "tinyalgo", "train", "--task", "copy", "--budget", "2000", "--units", "16",
             "--threads", "1", "--confirm-length", "0"]
-    run = subprocess.run(argv + ["--out", str(tmp_path / "ref")], cwd=out, env=env, capture_output=True, text=True,
-                         timeout=120)
+    run = subprocess.run(argv + ["--reference", "--out", str(tmp_path / "ref")], cwd=out, env=env,
+                         capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
     log = json.loads((tmp_path / "ref" / "log.json").read_text(encoding="utf-8"))
     assert log["config"]["reference"] is True
     assert (tmp_path / "ref" / "checkpoint.npz").is_file()
-    run = subprocess.run(argv + ["--no-reference", "--out", str(tmp_path / "fast")], cwd=out, env=env,
+    run = subprocess.run(argv + ["--out", str(tmp_path / "fast")], cwd=out, env=env,
                          capture_output=True, text=True, timeout=120)      # the fast path: stubbed in the copy
     assert run.returncode != 0 and FAST_MESSAGE in run.stderr, run.stderr[-2000:]
 

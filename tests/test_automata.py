@@ -14,7 +14,7 @@ from tinyalgo.automata.draw import draw_machine, drawing_kind
 from tinyalgo.automata.machine import Machine, MachineError, build_machine, load_machine
 from tinyalgo.automata.minimise import minimise, reduce_dont_care
 from tinyalgo.automata.record import Recording, record
-from tinyalgo.checkpoint import save_checkpoint
+from tinyalgo.runs.checkpoint import save_checkpoint
 from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity

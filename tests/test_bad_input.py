@@ -13,13 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tinyalgo.checkpoint import load_checkpoint, save_checkpoint
+from tinyalgo.runs.checkpoint import load_checkpoint, save_checkpoint
 from tinyalgo.cli import main
 from tinyalgo.controller import Controller
 from tinyalgo.controller_config import ControllerConfig
-from tinyalgo.fileio import TEMP_PREFIX, atomic_write_bytes, remove_stale_temporaries
+from tinyalgo.runs.fileio import TEMP_PREFIX, atomic_write_bytes, remove_stale_temporaries
 from tinyalgo.rewards import write_rewards
-from tinyalgo.rundir import held
+from tinyalgo.runs.rundir import held
 
 FIXTURES = Path(__file__).parent / "fixtures"
 UNWRITABLE = "/proc/tinyalgo-run" if os.geteuid() == 0 else "readonly/run"   # root writes anywhere else
@@ -123,6 +123,7 @@ CASES = [
     (["train", "--budget", "3e7"], "argument --budget: expected an integer, got '3e7'"),
     (["experiment", "table1", "--budget", "0"], "argument --budget: must be at least 1"),
     (["train", "--gamma", "nan"], "argument --gamma: must be in (0, 1]; got nan"),
+    (["train", "--discount", "0.99", "--gamma", "0.9"], "--gamma applies to the dynamic discount only; with discount=0.99 the discount is that constant: leave gamma at 1 (got 0.9)"),
     (["train", "--solved-lr", "-0.1"], "argument --solved-lr: must be at least 0"),
     (["evaluate", "run/checkpoint.npz", "--epsilon", "nan"], "argument --epsilon: epsilon must be in [0, 1]"),
     (["evaluate", "run/checkpoint.npz", "--instances", "0"], "argument --instances: must be at least 1"),
@@ -225,7 +226,7 @@ def test_good_probabilities_give_rewards():
 # ------------------------------------------------------- interrupted writes
 KILLED_WRITER = """
 import os, signal, sys
-import tinyalgo.fileio as fileio
+import tinyalgo.runs.fileio as fileio
 def killed(src, dst):
     os.kill(os.getpid(), signal.SIGKILL)          # killed between writing and renaming
 fileio.os.replace = killed

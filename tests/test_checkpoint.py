@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from tinyalgo.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from tinyalgo.runs.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from tinyalgo.controller import Controller, ControllerConfig
 
 

@@ -91,7 +91,7 @@ def test_resume_of_a_missing_run_is_one_line(tmp_path, capsys):
 def test_resume_loads_the_best_tested_model(tmp_path, capsys):
     """A run's best tested model (best.npz) comes back on --resume; without
     the file the run says so and forgets it."""
-    from tinyalgo.checkpoint import load_checkpoint, save_checkpoint
+    from tinyalgo.runs.checkpoint import load_checkpoint, save_checkpoint
     out = tmp_path / "run"
     assert main(["train", "--task", "copy", "--units", "16", "--budget", "4000", "--out", str(out)]) == 0
     controller, extra = load_checkpoint(out / "checkpoint.npz")

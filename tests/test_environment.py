@@ -214,7 +214,7 @@ def test_sample_rejects_short_complexity():
 
 
 def test_long_instances_drawn_in_parts_are_the_same_kind():
-    from tinyalgo.instances import concatenate
+    from tinyalgo.tasks.instances import concatenate
     task = make_task("addition")
     rng = np.random.default_rng(0)
     a, b = task.sample(rng, np.array([10, 12])), task.sample(rng, np.array([30]))
@@ -245,7 +245,7 @@ def rollout_digest(name, reward, steps=200, B=6):
     """sha256 (first 16 hex digits) of a fixed-seed rollout: random and
     ground-truth actions, mostly correct writes, random explored flags, over
     complexities 1..25 so lanes restart often and the storage grows."""
-    from tinyalgo.complexity import UniformComplexity
+    from tinyalgo.curriculum import UniformComplexity
     env = Environment(name, batch_size=B, seed=11, reward=reward,
                       complexity=UniformComplexity(1, 25, minimum=TASKS[name].min_complexity))
     rng = np.random.default_rng(12)
@@ -302,7 +302,7 @@ def test_ground_truth_ends_where_the_reference_actions_end():
 def test_the_pool_of_drawn_instances_stays_small_for_many_lanes():
     """Many lanes at complexity 1000 draw at most ~32 MiB of instances at once
     (64 batches of 10,000 lanes would be gigabytes); small batches draw as before."""
-    from tinyalgo.fast.lanes import POOL_BYTES, pool_size
+    from tinyalgo.lanes import POOL_BYTES, pool_size
     assert pool_size(20, 20, 1000, 3) == 1280 and pool_size(3, 1, 100, 3) == 1024    # unchanged
     assert pool_size(20, 20, 5000, 3) == 20
     assert pool_size(10, 10_000, 1000, 3) == 10_000              # one batch: 64 would be 5 GB

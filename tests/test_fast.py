@@ -123,7 +123,7 @@ def test_rollout_objects_of_both_paths_agree(core, layers):
     actions, symbol distributions, gradients (what the training loops use)."""
     rng = np.random.default_rng(11)
     fast = make(core, layers, units=6, seed=4)
-    ref = Controller(fast.config, params=fast.params, fast=False)
+    ref = Controller(fast.config, params=fast.params, reference=True)
     T, B = 7, 3
     obs, resets, state0 = random_rollout(fast, T, B, rng)
     dq, dlogp = rng.normal(size=(T, B, 8)), rng.normal(size=(T, B, 6))

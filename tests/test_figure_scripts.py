@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from sweep_helpers import run
-from tinyalgo.checkpoint import load_checkpoint, save_checkpoint
-from tinyalgo.controller import make_controller
+from tinyalgo.runs.checkpoint import load_checkpoint, save_checkpoint
+from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, fresh_environment, run_instances
-from tinyalgo.rundir import checkpoint_path
+from tinyalgo.runs.rundir import checkpoint_path
 
 FIGURES = pathlib.Path(__file__).resolve().parent.parent / "figures"
 
@@ -67,7 +67,7 @@ def test_q_margins_are_the_greedy_gap_over_the_first_instance_of_each_lane(tmp_p
     env = Environment("addition", batch_size=1, complexity=6)
     for column in ("classic", "full"):
         save_checkpoint(checkpoint_path(str(tmp_path / "runs" / f"addition-{column}-s0")),
-                        make_controller(env, "gru", 16, 1, seed=len(column), dtype="float64"))
+                        Controller(ControllerConfig.for_environment(env, "gru", 16), rng=np.random.default_rng(len(column))))
     module = script("figure5_ablations/q_margins.py")
     rows = module.main(["--out", str(tmp_path), "--columns", "classic", "full", "--seeds", "1", "--complexity", "6",
                         "--instances", "4", "--csv", str(tmp_path / "m.csv")])
@@ -104,7 +104,7 @@ def test_departures_names_the_first_wrong_decision_of_every_failed_instance(tmp_
     env = Environment("addition", batch_size=1, complexity=6)
     for column in ("gamma-0.95", "full"):
         save_checkpoint(checkpoint_path(str(tmp_path / "runs" / f"addition-{column}-s0")),
-                        make_controller(env, "gru", 16, 1, seed=3, dtype="float64"))
+                        Controller(ControllerConfig.for_environment(env, "gru", 16), rng=np.random.default_rng(3)))
     module = script("figure5_ablations/departures.py")
     rows = module.main(["--out", str(tmp_path), "--columns", "gamma-0.95", "full", "--seeds", "1",
                         "--complexity", "6", "--instances", "8", "--csv", str(tmp_path / "d.csv")])

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tinyalgo.environment import ALL_WRITTEN, Environment
-from tinyalgo.instances import digits_to_int
+from tinyalgo.tasks.instances import digits_to_int
 from tinyalgo.tasks import TASKS, make_task
 from tinyalgo.tasks.corners import corner_batch, corner_instances
 

@@ -1,7 +1,7 @@
 """tinyalgo never switches matplotlib's global backend: importing any of its
 modules and drawing its pictures leaves ``rcParams["backend"]`` as it was,
 never calls ``matplotlib.use`` and never loads pyplot (a notebook's own
-``plt.show()`` keeps working), and every drawing is a ``tinyalgo.figure.Figure``
+``plt.show()`` keeps working), and every drawing is a ``tinyalgo.inspection.figure.Figure``
 that shows itself as a PNG."""
 import json
 import os
@@ -10,11 +10,13 @@ import re
 import subprocess
 import sys
 
-from tinyalgo.controller import make_controller
+import numpy as np
+
+from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.environment import Environment
-from tinyalgo.figure import Figure
-from tinyalgo.trace import trace_instance
-from tinyalgo.trace_plots import trace_figure
+from tinyalgo.inspection.figure import Figure
+from tinyalgo.inspection.trace import trace_instance
+from tinyalgo.inspection.trace_plots import trace_figure
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -23,6 +25,7 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 # loads; the backend is read raw (dict access: reading rcParams["backend"] would resolve it).
 PROBE = r"""
 import importlib, json, os, pkgutil, sys
+import numpy as np
 import matplotlib
 
 calls = []
@@ -46,14 +49,14 @@ after_imports = raw()
 
 from tinyalgo.automata import extract
 from tinyalgo.automata.draw import draw_machine
-from tinyalgo.controller import make_controller
+from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.environment import Environment
 from tinyalgo.experiments.figure3 import plot_figure3
-from tinyalgo.trace import trace_instance
-from tinyalgo.trace_plots import write_trace_png
+from tinyalgo.inspection.trace import trace_instance
+from tinyalgo.inspection.trace_plots import write_trace_png
 
 out = sys.argv[1]
-controller = make_controller(Environment("reverse", batch_size=1), "ff", 8, 1, 0, "float64")
+controller = Controller(ControllerConfig.for_environment(Environment("reverse", batch_size=1), "ff", 8), rng=np.random.default_rng(0))
 write_trace_png(trace_instance(controller, "reverse", 7, seed=0), os.path.join(out, "trace.png"))
 draw_machine(extract(controller, "reverse", complexities=[3, 5], instances=4)["reduced"], os.path.join(out, "m.png"))
 rows = [dict(task="copy", controller=c, seed=0, complexity=k, solved=1.0) for c in ("ff", "gru", "lstm") for k in (10, 100)]
@@ -73,8 +76,8 @@ def test_importing_and_drawing_leaves_the_backend_alone(tmp_path):
     assert got["calls"] == [], f"matplotlib.use was called: {got['calls']}"
     assert got["before"] == got["after_imports"] == got["after_drawing"]
     assert not got["pyplot"], "a tinyalgo module loaded matplotlib.pyplot"
-    for name in ("tinyalgo.trace_plots", "tinyalgo.automata.draw", "tinyalgo.experiments.figure3",
-                 "tinyalgo.experiments.table2", "tinyalgo.figure"):
+    for name in ("tinyalgo.inspection.trace_plots", "tinyalgo.automata.draw", "tinyalgo.experiments.figure3",
+                 "tinyalgo.experiments.table2", "tinyalgo.inspection.figure"):
         assert name in got["imported"]
     for name in ("trace.png", "m.png", "f3.png"):
         assert (tmp_path / name).read_bytes()[:8] == PNG_MAGIC
@@ -88,7 +91,7 @@ def test_no_module_calls_matplotlib_use():
 
 
 def test_a_drawing_is_a_figure_that_shows_itself_as_png():
-    controller = make_controller(Environment("reverse", batch_size=1), "ff", 8, 1, 0, "float64")
+    controller = Controller(ControllerConfig.for_environment(Environment("reverse", batch_size=1), "ff", 8), rng=np.random.default_rng(0))
     fig = trace_figure(trace_instance(controller, "reverse", 7, seed=0), "t")
     assert isinstance(fig, Figure)
     png = fig._repr_png_()                 # what Jupyter shows for a cell's last expression or display(fig)

@@ -1,5 +1,5 @@
 """The tutorials' notebooks: each of ``tutorials/*.ipynb`` is exactly what
-``tinyalgo.notebook`` makes from its script (a test fails if they drift), and,
+``tinyalgo.assignments.notebook`` makes from its script (a test fails if they drift), and,
 with the ``notebooks`` extra, each runs in a real Jupyter kernel in fast mode,
 every cell without error and every figure the tutorial shows inline as a PNG."""
 import json
@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tinyalgo.notebook import main, notebook, notebook_path, notebook_text, script_cells, scripts
+from tinyalgo.assignments.notebook import main, notebook, notebook_path, notebook_text, script_cells, scripts
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "tutorials"
@@ -20,7 +20,7 @@ SCRIPTS = scripts(FOLDER)
 def test_each_notebook_is_made_from_its_script(script):
     path = notebook_path(script)
     assert path.exists() and path.read_text(encoding="utf-8") == notebook_text(script.read_text(encoding="utf-8")), \
-        f"{path.name} differs from {script.name}: run python -m tinyalgo.notebook tutorials/"
+        f"{path.name} differs from {script.name}: run python -m tinyalgo.assignments.notebook tutorials/"
 
 
 def test_cells_by_hand():

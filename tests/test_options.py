@@ -1,4 +1,4 @@
-"""Options are declared once (tinyalgo.options): the checks, the command-line
+"""Options are declared once (tinyalgo.runs.options): the checks, the command-line
 flags, the sweep's jobs and its CSV rows all come from the declarations, and
 runs saved by an earlier tinyalgo (tests/fixtures) still resume, evaluate and
 summarize."""
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tinyalgo.checkpoint import load_checkpoint
+from tinyalgo.runs.checkpoint import load_checkpoint
 from tinyalgo.cli import main
 from tinyalgo.cli.main import build_parser
 from tinyalgo.experiments import table1, table1_report
-from tinyalgo.options import DEFAULT_THREADS, add_arguments, from_args, option, overrides_from_args, sweep_options
-from tinyalgo.qconfig import QConfig
-from tinyalgo.supervised import SupervisedConfig
+from tinyalgo.runs.options import DEFAULT_THREADS, add_arguments, from_args, option, overrides_from_args, sweep_options
+from tinyalgo.runs.config import QConfig
+from tinyalgo.runs.config import SupervisedConfig
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -58,11 +58,11 @@ def test_the_train_flags_keep_their_names_and_defaults():
     assert from_args(SupervisedConfig, parse(["train", "--mode", "supervised"])) == SupervisedConfig(
         task="addition", threads=DEFAULT_THREADS)
     given = dict(controller="lstm", units=3, layers=2, seed=4, budget=100, dtype="float64", threads=1, reference=True,
-                 discount="1", gamma=0.9, q="one-step", penalty=False, reward="discretized", exploration="release",
+                 discount="dynamic", gamma=0.9, q="one-step", penalty=False, reward="discretized", exploration="release",
                  greedy_lanes=2, solved_lr=0.03, solved_lr_after="pass", confirm_length=0, confirm_passes=2,
                  keep_best=False)
     argv = ["train", "--controller", "lstm", "--units", "3", "--layers", "2", "--seed", "4", "--budget", "100",
-            "--dtype", "float64", "--threads", "1", "--reference", "--discount", "1", "--gamma", "0.9", "--q",
+            "--dtype", "float64", "--threads", "1", "--reference", "--discount", "dynamic", "--gamma", "0.9", "--q",
             "one-step", "--no-penalty", "--reward", "discretized", "--exploration", "release", "--greedy-lanes", "2",
             "--solved-lr", "0.03", "--solved-lr-after", "pass", "--confirm-length", "0", "--confirm-passes", "2",
             "--no-keep-best"]

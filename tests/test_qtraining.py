@@ -3,7 +3,8 @@ gives the same outcome as never stopping; bad configurations are refused."""
 import numpy as np
 import pytest
 
-from tinyalgo.qconfig import QConfig, RunState
+from tinyalgo.qtraining import RunState
+from tinyalgo.runs.config import QConfig
 from tinyalgo.qtraining import QTrainer
 
 
@@ -110,8 +111,8 @@ def test_exploration_schedules():
                                       (1.0, False, 0.0), (0.85, True, 0.05)]:
         for trainer in (constant, release):
             trainer.state.val_char_accuracy, trainer.state.penalty_on = acc, penalty_on
-        assert constant.epsilon() == 0.05
-        assert release.epsilon() == expected, (acc, penalty_on)
+        assert constant.beyond.epsilon(constant.state) == 0.05
+        assert release.beyond.epsilon(release.state) == expected, (acc, penalty_on)
 
 
 def explored_by_lane(monkeypatch, **kw):
@@ -172,14 +173,14 @@ def test_keep_best_ends_with_the_best_tested_model(confirmed):
         np.testing.assert_array_equal(trainer.best_params[k], v)
     for v in trainer.controller.params.values():          # a model that got worse
         v *= 0.0
-    trainer._end_with_the_best()
+    trainer.beyond.out_of_budget(trainer)
     r = s.restored_best
     assert r["solved"] == 1.0 and r["last_solved"] == 0.0 and r["retest_solved"] == 1.0
     for k, v in good.items():
         np.testing.assert_array_equal(trainer.controller.params[k], v)
         np.testing.assert_array_equal(trainer.boundary()[0][k], v)        # what a checkpoint saves
     s.restored_best, s.best = None, dict(s.best, solved=0.5)   # the last model beats a best of 50%: kept
-    trainer._end_with_the_best()
+    trainer.beyond.out_of_budget(trainer)
     assert s.restored_best is None
     for k, v in good.items():
         np.testing.assert_array_equal(trainer.controller.params[k], v)
@@ -205,7 +206,7 @@ def test_keep_best_compares_both_models_on_the_same_fresh_test(confirmed, monkey
         return dict(row, solved=0.8) if len(calls) == 1 else row
 
     monkeypatch.setattr(trainer, "evaluate", evaluate)
-    trainer._end_with_the_best()
+    trainer.beyond.out_of_budget(trainer)
     restored = s.restored_best
     assert restored is None and "the best tested one   0.0%" in lines[0], lines
     for k, v in last.items():

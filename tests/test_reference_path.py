@@ -5,9 +5,11 @@ import numpy as np
 
 from tinyalgo import controller as controller_module
 from tinyalgo.cli import main
-from tinyalgo.qtraining import QConfig, QTrainer
-from tinyalgo.rundir import resume_run
-from tinyalgo.supervised import SupervisedConfig, train_supervised
+from tinyalgo.qtraining import QTrainer
+from tinyalgo.runs.config import QConfig
+from tinyalgo.runs.rundir import resume_run
+from tinyalgo.runs.config import SupervisedConfig
+from tinyalgo.supervised import train_supervised
 
 
 def counting(monkeypatch, name):
@@ -29,7 +31,7 @@ def test_q_learning_on_the_reference_path_solves_copy(monkeypatch):
     lines = []
     trainer = QTrainer(cfg, log=lines.append)
     state = trainer.run()
-    assert not trainer.controller.fast
+    assert trainer.controller.reference
     assert state.solved_at is not None, "\n".join(lines[-10:])
     assert len(calls) == state.chars // cfg.batch      # one taught GRU backward per training step
 
@@ -39,7 +41,7 @@ def test_supervised_on_the_reference_path_solves_reverse(monkeypatch):
     cfg = SupervisedConfig(task="reverse", controller="ff", units=32, seed=0, target=60, budget=300_000,
                            reference=True)
     controller, report = train_supervised(cfg, log=lambda line: None)
-    assert not controller.fast and calls
+    assert controller.reference and calls
     assert report["solved_target"], report["history"][-3:]
 
 
@@ -49,5 +51,5 @@ def test_train_reference_command_resumes_on_the_reference_path(tmp_path, capsys)
                  "--threads", "1", "--out", out, "--confirm-length", "0"]) == 0
     assert main(["train", "--resume", "--out", out, "--budget", "4000"]) == 0
     trainer = resume_run(out, log=lambda line: None)
-    assert trainer.cfg.reference and not trainer.controller.fast
+    assert trainer.cfg.reference and trainer.controller.reference
     assert np.isfinite(trainer.controller.params["q.w"]).all()

@@ -2,7 +2,8 @@
 import numpy as np
 
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
-from tinyalgo.supervised import SupervisedConfig, train_supervised
+from tinyalgo.runs.config import SupervisedConfig
+from tinyalgo.supervised import train_supervised
 
 
 def test_ff_learns_copy_and_generalises():

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sweep_helpers import stopped_after_the_first_save, without_clock
-from tinyalgo import rundir
+from tinyalgo.runs import rundir
 from tinyalgo.cli import main
 from tinyalgo.experiments.table1 import Job, run_sweep, table1_jobs
 from tinyalgo.experiments.table1_report import option_notes, summarize_directory, table1_markdown
@@ -159,7 +159,7 @@ def test_jobs_refuse_bad_options():
         table1_jobs(["copy"], ["full"], [0], 1000, wobble=1)
     with pytest.raises(ValueError, match="option 'units' is set by the sweep's columns"):
         Job("copy", "classic-600", 0, 1000, options={"units": 50}).config()
-    assert Job("copy", "classic-600", 0, 1000, options={"gamma": 0.9}).config().units == 600
+    assert Job("copy", "classic-600", 0, 1000, options={"greedy_lanes": 3}).config().units == 600
 
 
 def cells(text):

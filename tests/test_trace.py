@@ -1,6 +1,6 @@
-"""Traces of a controller on one instance (tinyalgo.trace), their pictures
-(tinyalgo.trace_plots), the state autocorrelation of the paper's Table 2
-(tinyalgo.autocorrelation, tinyalgo.experiments.table2) and the ``trace``
+"""Traces of a controller on one instance (tinyalgo.inspection.trace), their pictures
+(tinyalgo.inspection.trace_plots), the state autocorrelation of the paper's Table 2
+(tinyalgo.inspection.autocorrelation, tinyalgo.experiments.table2) and the ``trace``
 command (tinyalgo.cli.trace).  Controllers are tiny with random weights: the
 mechanics, not what a trained model does."""
 import argparse
@@ -10,16 +10,16 @@ import json
 import numpy as np
 import pytest
 
-from tinyalgo.autocorrelation import autocorrelation, phase_means, within_phase_by_lag
-from tinyalgo.checkpoint import save_checkpoint
+from tinyalgo.inspection.autocorrelation import autocorrelation, phase_means, within_phase_by_lag
+from tinyalgo.runs.checkpoint import save_checkpoint
 from tinyalgo.cli import trace as cli_trace
-from tinyalgo.controller import make_controller
+from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.environment import Environment
 from tinyalgo.experiments.table2 import (analyse, instance_statistics, probe_reverse, table2_csv,
                                          write_table2_figure)
 from tinyalgo.symbols import Vocabulary
-from tinyalgo.trace import Trace, action_cycle, detour_free_actions, trace_instance, trace_to_dict
-from tinyalgo.trace_plots import MOVE_DELTAS, write_trace_png, write_trajectory_png
+from tinyalgo.inspection.trace import Trace, action_cycle, detour_free_actions, trace_instance, trace_to_dict
+from tinyalgo.inspection.trace_plots import MOVE_DELTAS, write_trace_png, write_trajectory_png
 
 cli_main = importlib.import_module("tinyalgo.cli.main")     # the module (tinyalgo.cli exports its function)
 
@@ -27,7 +27,8 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def tiny(task, core="gru", units=8, seed=0):
-    return make_controller(Environment(task, batch_size=1), core, units, 1, seed, "float64")
+    return Controller(ControllerConfig.for_environment(Environment(task, batch_size=1), core, units),
+                      rng=np.random.default_rng(seed))
 
 
 def is_png(path):

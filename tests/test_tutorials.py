@@ -2,7 +2,7 @@
 fast mode, every ``assert`` in it holding, and writes its figures.  On a
 student's copy of every assignment (``tinyalgo assignment make``) each still
 runs to its end: a cell that needs a function still stubbed says which one and
-which assignment (``tinyalgo.tutorial.skip_if_stub``), and every assignment is
+which assignment (``tinyalgo.assignments.tutorial.skip_if_stub``), and every assignment is
 named by the tutorial that teaches it; on a solution copy every cell runs.
 Tutorial 02's "your turn" teaches before and after the student's work."""
 import os
@@ -17,10 +17,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tinyalgo import tutorial
+from tinyalgo.assignments import tutorial
 from tinyalgo.assignments.make import make
 from tinyalgo.assignments.registry import ASSIGNMENTS
-from tinyalgo.tutorial import skip_if_stub
+from tinyalgo.assignments.tutorial import skip_if_stub
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TUTORIALS = sorted(ROOT.joinpath("tutorials").glob("[0-9]*.py"))

@@ -17,10 +17,12 @@ state, and no gradient flows back from them into the previous episode: the
 *episode barrier*.
 
 Training goes through ``rollout(T, B)``: on the reference path
-(``Controller(..., fast=False)``) it steps with ``step`` and backpropagates
-with ``tinyalgo.bptt``; on the fast path (the default) with
-``tinyalgo.fast.controller`` and ``tinyalgo.fast.bptt``, which compute the
-same numbers up to float rounding.
+(``Controller(..., reference=True)``) it steps with ``step`` and
+backpropagates with ``tinyalgo.bptt``; otherwise (``REFERENCE``, the
+default) with the speed layer's twins, which compute the same numbers up to
+float rounding.  The speed layer (``tinyalgo.fast``) imports this module and
+puts its rollout and inference view into ``SPEED`` when the package is
+imported; nothing here imports it.
 """
 from __future__ import annotations
 
@@ -31,11 +33,15 @@ import numpy as np
 from tinyalgo import bptt
 from tinyalgo.controller_config import ControllerConfig, init_params
 from tinyalgo.cores import STATE_ARRAYS, gru_step_backward, gru_step_forward, lstm_step_backward, lstm_step_forward
-from tinyalgo.fast import controller as fast_controller
-from tinyalgo.fast.frozen import FrozenController
-from tinyalgo.fast.threads import check_threads
 from tinyalgo.layers import (affine_backward, affine_forward, log_softmax_backward, log_softmax_forward,
                              onehot_affine_backward, onehot_affine_forward, tanh_backward, tanh_forward)
+
+# Whether a controller trains and infers on the reference path unless told otherwise: the default of the
+# ``reference`` training option (tinyalgo.runs.options) and of ``Controller``.
+REFERENCE = False
+# The speed layer's classes, filled in by tinyalgo.fast: "rollout" (controller, T, B) and "frozen" (controller).
+SPEED = {}
+THREADS = (1, 2)
 
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}   # obs viewed as unsigned: negatives are huge
 
@@ -65,17 +71,17 @@ def episode_barrier(reset, dtype):
 class Controller:
     """A controller: its configuration and a dict of named parameter arrays.
 
-    ``fast``: train through the fast path (default) or the reference path
-    (``rollout``, ``frozen``).  ``step``, ``step_backward`` and ``infer`` are
-    the reference path whatever ``fast`` says."""
+    ``reference``: ``rollout`` and ``frozen`` take the reference path (the
+    taught layer pairs and ``tinyalgo.bptt``) or the speed layer's.  ``step``,
+    ``step_backward`` and ``infer`` are the reference path whatever it says."""
 
     def __init__(self, config: ControllerConfig, params: dict = None, rng: np.random.Generator = None,
-                 fast: bool = True):
+                 reference: bool = REFERENCE):
         if not isinstance(config, ControllerConfig):
             raise ValueError(f"config must be a ControllerConfig; got {type(config).__name__}")
         if params is not None:
             check_params(config, params)
-        self.config, self.fast, self.threads = config, bool(fast), 1
+        self.config, self.reference, self.threads = config, bool(reference), 1
         if params is None:
             params = init_params(config, rng if rng is not None else np.random.default_rng())
         self.params = params
@@ -87,7 +93,9 @@ class Controller:
         """Threads of the fast path's BPTT: 1, or 2 to hand the weight-gradient
         products to a helper thread (``tinyalgo.fast.bptt``).  The reference
         path uses one."""
-        self.threads = check_threads(threads)
+        if threads not in THREADS:
+            raise ValueError(f"threads must be 1 or 2; got {threads!r}")
+        self.threads = threads
         return self
 
     @property
@@ -218,13 +226,13 @@ class Controller:
         then ``.backward(dq, dlogp) -> (grads, dstate0)`` once.  ``scores``:
         the symbol head's log-probabilities (reference path) or raw scores
         (fast path): the same argmax and softmax."""
-        return fast_controller.FastRollout(self, T, B) if self.fast else Rollout(self)
+        return Rollout(self) if self.reference else SPEED["rollout"](self, T, B)
 
     def frozen(self):
         """An inference view of the current parameters, with ``initial_state``
-        and ``infer``: a ``FrozenController`` on the fast path, the controller
-        itself on the reference path."""
-        return FrozenController(self) if self.fast else self
+        and ``infer``: the controller itself on the reference path, the speed
+        layer's folded copy otherwise."""
+        return self if self.reference else SPEED["frozen"](self)
 
 
 class Rollout:
@@ -271,8 +279,9 @@ def check_params(config: ControllerConfig, params) -> None:
             raise ValueError(f"parameter {name} must have shape {tuple(shape)}; got {np.shape(params[name])}")
 
 
-def make_controller(env, core: str, units: int, layers: int, seed: int, dtype: str, fast: bool = True) -> Controller:
-    """A controller sized for ``env``'s observations, actions and vocabulary."""
-    config = ControllerConfig(obs_sizes=env.obs_sizes, n_actions=env.n_actions, n_symbols=env.vocab.size,
-                              core=core, units=units, layers=layers, dtype=dtype)
-    return Controller(config, rng=np.random.default_rng(seed), fast=fast)
+def make_controller(env, cfg, seed: int) -> Controller:
+    """A controller sized for ``env``'s observations, actions and vocabulary,
+    as the run's configuration ``cfg`` says (controller, units, layers,
+    dtype, reference), its parameters drawn with ``seed``."""
+    config = ControllerConfig.for_environment(env, cfg.controller, cfg.units, cfg.layers, cfg.dtype)
+    return Controller(config, rng=np.random.default_rng(seed), reference=cfg.reference)

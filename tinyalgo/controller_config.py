@@ -31,6 +31,13 @@ class ControllerConfig:
     _offsets: np.ndarray = field(default=None, repr=False, compare=False)
     _sizes: np.ndarray = field(default=None, repr=False, compare=False)
 
+    @classmethod
+    def for_environment(cls, env, core: str = "gru", units: int = 200, layers: int = 1, dtype: str = "float64"):
+        """The configuration of a controller sized for ``env``'s observations,
+        actions and vocabulary."""
+        return cls(obs_sizes=env.obs_sizes, n_actions=env.n_actions, n_symbols=env.vocab.size, core=core,
+                   units=units, layers=layers, dtype=dtype)
+
     def __post_init__(self):
         self.obs_sizes = tuple(int(s) for s in self.obs_sizes)
         if not self.obs_sizes or min(self.obs_sizes) < 1:

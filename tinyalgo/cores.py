@@ -30,7 +30,7 @@ Feed-forward: no core and no state; its only memory is the previous action
 and the previous symbol in the observation (docs/original-release.md#observation).
 
 ``tinyalgo.fast.cores`` computes the same steps with fewer NumPy calls; the
-training loops use it unless the controller is built with ``fast=False``.
+training loops use it unless the controller is built with ``reference=True``.
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ a step writes on the output tape (``OutputTape.write``) and moves the input
 heads (``InputTape.move`` / ``InputGrid.move``); the observation reads the
 symbol under the heads (``read``).  The interfaces' arrays and the
 environment's own per-lane counters are views of one storage
-(tinyalgo/fast/lanes.py), so that new instances start with two
+(tinyalgo/lanes.py), so that new instances start with two
 assignments.
 
 Observation (docs/original-release.md#observation), an int array (B, 5), one
@@ -34,10 +34,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tinyalgo.complexity import FixedComplexity
-from tinyalgo.instances import Instances, concatenate
+from tinyalgo.curriculum import FixedComplexity
+from tinyalgo.tasks.instances import Instances, concatenate
 from tinyalgo.interfaces import InputGrid, InputTape, OutputTape
-from tinyalgo.fast.lanes import Lanes, Packed, pool_size
+from tinyalgo.lanes import Lanes, Packed, pool_size
 from tinyalgo.rewards import REWARDS, write_rewards
 from tinyalgo.tasks import Task, make_task
 

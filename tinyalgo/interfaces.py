@@ -13,7 +13,7 @@ state of B lanes in arrays, and its methods act on all lanes at once with a
 few NumPy operations, no loop over lanes.  These methods are what the
 environment's step runs (``environment.Environment.step``: ``input.move``,
 ``output.write``; ``observe``: ``input.read``); there the arrays are views
-of the environment's per-lane storage (``fast/lanes.py``).
+of the environment's per-lane storage (``lanes.py``).
 """
 from __future__ import annotations
 

@@ -1,11 +1,10 @@
 """Q-learning from input-output pairs alone (paper section 6): no actions are
 given, only the inputs and the symbols to write.
 
-One update, top to bottom (paper section 6; docs/original-release.md#bptt and the sections after it):
+One update, ``q_update``, top to bottom (docs/original-release.md#bptt and the sections after it):
 
 1. unroll the controller over T = min(49, C + 5) steps of B = 20 lanes,
-   choosing joint actions epsilon-greedily (epsilon = 0.05 throughout by
-   default; ``exploration="release"`` for the release's schedule) on the Q head and
+   choosing joint actions epsilon-greedily (epsilon = 0.05) on the Q head and
    writing the symbol head's argmax; lanes that end an episode start a new one
    (the episode barrier cuts the recurrent state);
 2. compute the Q targets over the rollout: by default Watkins Q(lambda = 1)
@@ -17,41 +16,116 @@ One update, top to bottom (paper section 6; docs/original-release.md#bptt and th
    shared controller;
 4. divide by B * T / 10, clip the global norm to 5, plain SGD (lr 0.1).
 
-Every ``validate_every`` updates the controller is validated greedily on 50
-held-out instances of the current complexity C; a perfect score adds 4 to C
-(paper section 5) and triggers the test of the paper's protocol: 50 fresh
-instances of length 100.  Passing it solves the run.  Each validation is
-also a *segment boundary*: every lane starts afresh from a seed drawn from
-the run's generator, so a run saved there and resumed continues exactly as if
-it had never stopped.
+The run, ``QTrainer.run``: every ``validate_every`` updates the controller
+is validated greedily on 50 held-out instances of the current complexity C;
+95 % solved switches the penalty on; perfect validations add 4 to C (paper
+section 5) and trigger the test of the paper's protocol, 50 fresh instances
+of length 100.  Passing it solves the run.  Each validation is also a
+*segment boundary*: every lane starts afresh from a seed drawn from the
+run's generator, so a run saved there and resumed continues exactly as if it
+had never stopped.
+
+The run's configuration (``cfg``, a ``tinyalgo.runs.config.QConfig``) brings
+the options beyond the paper as hooks (``cfg.beyond_the_paper()``,
+tinyalgo/runs/beyond.py): the exploration of each lane, the learning rate,
+what happens after the solve and at the end of the budget.  At the paper's
+values they do what the paper says: epsilon on every lane, one learning rate,
+stop at the solve.
 """
 from __future__ import annotations
 
 import copy
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from tinyalgo import qlearning
-from tinyalgo.complexity import FixedComplexity
 from tinyalgo.controller import make_controller
-from tinyalgo.curriculum import Curriculum
-from tinyalgo.layers import softmax
+from tinyalgo.curriculum import Curriculum, FixedComplexity
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
-from tinyalgo.fast.memory import keep_freed_memory
+from tinyalgo.layers import softmax
 from tinyalgo.optim import scale_gradients, sgd_step
-from tinyalgo.qconfig import QConfig, RunState
 from tinyalgo.tasks import make_task
+
+
+@dataclass
+class RunState:
+    """Where a run stands at a segment boundary (what a checkpoint holds
+    besides the parameters and the configuration)."""
+
+    rng: dict
+    curriculum: dict
+    chars: int = 0
+    updates: int = 0
+    seconds: float = 0.0
+    penalty_on: bool = False
+    val_char_accuracy: float = 0.0
+    solved_at: dict = None        # the paper's solve: 50 of 50 test instances of length 100
+    # beyond the paper (tinyalgo/runs/beyond.py)
+    confirmed_at: dict = None     # the test at confirm_length passed confirm_passes times in a row
+    confirm_streak: int = 0       # tests at confirm_length passed in a row
+    passed_at: dict = None        # the first test at confirm_length that passed
+    best: dict = None             # the best test at confirm_length so far (its model: QTrainer.best_params)
+    restored_best: dict = None    # set if the run ended with that model instead of its last one
+    done: bool = False
+    evaluations: list = field(default_factory=list)
+
+
+def q_update(controller, env, lanes, cfg, level: int, rng, epsilon: float, greedy_lanes: int, penalty_on: bool,
+             lr: float):
+    """One rollout of T = min(cfg.max_rollout, level + 5) steps and one SGD
+    step (paper section 6).  ``lanes`` (obs, hidden state, reset) is where
+    the lanes stand; returns (the gradient norm, the lanes after the rollout).
+    ``greedy_lanes`` of the lanes never explore."""
+    B, A, T = cfg.batch, env.n_actions, min(cfg.max_rollout, level + 5)
+    dtype = controller.dtype
+    qs = np.empty((T, B, A), dtype=dtype)
+    actions = np.empty((T, B), dtype=np.int64)
+    rewards = np.empty((T, B))
+    terminal = np.empty((T, B), dtype=bool)
+    exploratory = np.zeros((T + 1, B), dtype=bool)
+    v_hat = np.empty((T + 1, B))
+    symbols = np.empty((T, B), dtype=np.int64)                       # the symbol a write must produce
+    obs, hidden, reset = lanes
+    rollout = controller.rollout(T, B)                               # parameters are fixed until the SGD step
+    explore = rng.random((T, B)) < epsilon                           # epsilon-greedy, drawn for the whole rollout
+    explore[:, :greedy_lanes] = False
+    random_actions = rng.integers(0, A, size=(T, B))
+    for t in range(T):
+        q, scores, hidden = rollout.step(obs, hidden, reset)
+        greedy = q.argmax(axis=1)
+        a = np.where(explore[t], random_actions[t], greedy)
+        exploratory[t] = a != greedy
+        v_hat[t], symbols[t] = env.v_hat, env.next_target
+        probs = softmax(scores) if cfg.reward != "binary" else None
+        result = env.step(a, scores.argmax(axis=1), probs, explored=exploratory[t])
+        qs[t], actions[t], rewards[t], terminal[t] = q, a, result.reward, result.done
+        obs, reset = result.obs, result.done
+    q_next, _, _ = rollout.infer(obs, hidden, reset)                  # bootstrap at the rollout's end
+    v_hat[T] = env.v_hat
+    # targets (section 6.1-6.2), the TD error and the penalty (6.3), the symbol head's cross-entropy
+    q_max = np.concatenate([qs.max(axis=2), q_next.max(axis=1)[None]]).astype(np.float64)
+    targets = qlearning.targets(cfg.q, cfg.discount, rewards, q_max, v_hat, exploratory, terminal,
+                                gamma=cfg.gamma, lam=cfg.lam)
+    dq, _ = qlearning.td_gradient(qs.astype(np.float64), actions, targets, np.ones((T, B), bool), cfg.q_lr)
+    if penalty_on:
+        dq = dq + qlearning.penalty(qs.astype(np.float64), cfg.kappa)[1]
+    dlogp = np.zeros((T, B, env.vocab.size), dtype=dtype)             # d(-log p[target]) on every write
+    step, lane = np.nonzero(actions >= env.n_moves)
+    dlogp[step, lane, symbols[step, lane]] = -1.0
+    grads, _ = rollout.backward(dq.astype(dtype), dlogp)             # BPTT
+    norm = sgd_step(controller.params, scale_gradients(grads, B, T), lr, cfg.max_norm)
+    return norm, (obs, hidden, reset)
+
 
 class QTrainer:
     """A Q-learning run: ``run()`` trains until solved, out of budget, or
-    stopped; ``snapshot()``/``restore()`` give resumable checkpoints."""
+    stopped; ``boundary()`` is what to save to resume it."""
 
-    def __init__(self, cfg: QConfig, controller=None, state: RunState = None, log=print):
+    def __init__(self, cfg, controller=None, state: RunState = None, log=print):
         self.cfg, self.log = cfg, log
-        keep_freed_memory()                       # rollouts reuse the heap instead of page-faulting
         self.task = make_task(cfg.task, cfg.base, **({"extra_curriculum": cfg.extra_curriculum}
                                                       if cfg.task == "addition3" else {}))
         self.test_task = make_task(cfg.task, cfg.base, **({"extra_curriculum": False}
@@ -61,9 +135,10 @@ class QTrainer:
         self.curriculum = Curriculum(start=cfg.start, increment=cfg.increment, minimum=self.task.min_complexity,
                                      streak=cfg.streak)
         if controller is None:
-            controller = make_controller(self.env, cfg.controller, cfg.units, cfg.layers,
-                                         int(self.rng.integers(2 ** 31)), cfg.dtype, fast=not cfg.reference)
-        controller.fast = not cfg.reference           # the run's config picks the path, also on resume
+            controller = make_controller(self.env, cfg, int(self.rng.integers(2 ** 31)))
+        elif controller.reference != cfg.reference:
+            raise ValueError(f"the controller is {'' if controller.reference else 'not '}on the reference path,"
+                             f" the run's configuration says reference={cfg.reference}")
         self.controller = controller.set_threads(cfg.threads)
         self.agent = GreedyAgent(controller)
         if state is None:
@@ -72,153 +147,9 @@ class QTrainer:
             self.rng.bit_generator.state = state.rng
             self.curriculum.restore(state.curriculum)
         self.state = state
+        self.beyond = cfg.beyond_the_paper()
         self.best_params = None       # the parameters of state.best (a resumed run loads them from its files)
-        self._mark_boundary()
-
-    # ------------------------------------------------------------- segments
-    def _start_segment(self):
-        """Fresh lanes and a zero state, seeded from the run's generator."""
-        s = self.state
-        self.env.set_complexity(self.curriculum.sampler(low_accuracy=s.val_char_accuracy < 0.7))
-        self.obs = self.env.reset(seed=int(self.rng.integers(2 ** 63)))
-        self.hidden = self.controller.initial_state(self.cfg.batch)
-        self.reset = np.ones(self.cfg.batch, dtype=bool)
-
-    def _mark_boundary(self):
-        """Remember the run as it is now, before the next segment draws anything."""
-        self.state.rng = self.rng.bit_generator.state
-        self.state.curriculum = self.curriculum.state()
-        self._boundary_params = self._snapshot()
-        self._boundary_state = copy.deepcopy(self.state)
-
-    def boundary(self):
-        """(params, RunState) at the last segment boundary: what to save."""
-        return self._boundary_params, self._boundary_state
-
-    # --------------------------------------------------------------- update
-    def epsilon(self) -> float:
-        """Exploration rate on the training lanes (paper section 6: epsilon-greedy).
-
-        "constant" (default): ``cfg.epsilon`` (0.05) throughout.  "release":
-        the original release's schedule (docs/original-release.md#exploration):
-        0 once the validation characters are all right, or >= 90% right after
-        the penalty switch.  ``cfg.greedy_lanes`` of the lanes never explore
-        (``update``): they run whole instances, as the tests do."""
-        if self.cfg.exploration == "release":
-            acc = self.state.val_char_accuracy
-            if acc >= 1.0 or (self.state.penalty_on and acc >= 0.9):
-                return 0.0
-        return self.cfg.epsilon
-
-    def update(self) -> float:
-        """One rollout and one SGD step; returns the gradient norm."""
-        cfg, env, ctrl = self.cfg, self.env, self.controller
-        B, A, T = cfg.batch, env.n_actions, min(cfg.max_rollout, self.curriculum.level + 5)
-        dtype = ctrl.params["q.w"].dtype
-        qs = np.empty((T, B, A), dtype=dtype)
-        actions = np.empty((T, B), dtype=np.int64)
-        rewards = np.empty((T, B))
-        terminal = np.empty((T, B), dtype=bool)
-        exploratory = np.zeros((T + 1, B), dtype=bool)
-        v_hat = np.empty((T + 1, B))
-        targets = np.empty((T, B), dtype=np.int64)                    # the symbol a write must produce
-        eps = self.epsilon()
-        obs, hidden, reset = self.obs, self.hidden, self.reset
-        rollout = ctrl.rollout(T, B)                                  # parameters are fixed until the SGD step
-        explore = self.rng.random((T, B)) < eps                       # epsilon-greedy, drawn for the whole rollout
-        explore[:, :cfg.greedy_lanes] = False                         # ... except on the greedy lanes
-        random_actions = self.rng.integers(0, A, size=(T, B))
-        for t in range(T):
-            q, scores, hidden = rollout.step(obs, hidden, reset)
-            greedy = q.argmax(axis=1)
-            a = np.where(explore[t], random_actions[t], greedy)
-            exploratory[t] = a != greedy
-            v_hat[t], targets[t] = env.v_hat, env.next_target
-            probs = softmax(scores) if cfg.reward != "binary" else None
-            result = env.step(a, scores.argmax(axis=1), probs, explored=exploratory[t])
-            qs[t], actions[t], rewards[t], terminal[t] = q, a, result.reward, result.done
-            obs, reset = result.obs, result.done
-        q_next, _, _ = rollout.infer(obs, hidden, reset)               # bootstrap at the rollout's end
-        self.obs, self.hidden, self.reset = obs, hidden, reset
-        v_hat[T] = env.v_hat
-        dlogp = np.zeros((T, B, env.vocab.size), dtype=dtype)          # cross-entropy on every write
-        step, lane = np.nonzero(actions >= env.n_moves)
-        dlogp[step, lane, targets[step, lane]] = -1.0
-        q_max = np.concatenate([qs.max(axis=2), q_next.max(axis=1)[None]]).astype(np.float64)
-        targets = qlearning.targets(cfg.q, cfg.discount, rewards, q_max, v_hat, exploratory, terminal,
-                                    gamma=cfg.gamma, lam=cfg.lam)
-        dq, _ = qlearning.td_gradient(qs.astype(np.float64), actions, targets, np.ones((T, B), bool), cfg.q_lr)
-        if self.state.penalty_on and cfg.penalty:
-            dq = dq + qlearning.penalty(qs.astype(np.float64), cfg.kappa)[1]
-        grads, _ = rollout.backward(dq.astype(dtype), dlogp)
-        lr = cfg.solved_lr if cfg.solved_lr and self._slower() else cfg.lr
-        norm = sgd_step(ctrl.params, scale_gradients(grads, B, T), lr, cfg.max_norm)
-        self.state.chars += B * T
-        self.state.updates += 1
-        return norm
-
-    def _slower(self) -> bool:
-        """Has the run reached the point where ``solved_lr`` takes over?"""
-        s = self.state
-        return (s.solved_at if self.cfg.solved_lr_after == "solve" else s.passed_at) is not None
-
-    # ------------------------------------------------------------ validating
-    def evaluate(self, length_or_complexity: int, instances: int, training_distribution: bool = False,
-                 complexity: bool = False, seed: int = None) -> dict:
-        """Greedy evaluation at a complexity, or at a length (x the task's factor);
-        fresh instances from the run's generator unless ``seed`` is given."""
-        c = length_or_complexity if complexity else length_or_complexity * self.task.factor
-        task = self.task if training_distribution else self.test_task
-        seed = int(self.rng.integers(2 ** 63)) if seed is None else seed
-        env = Environment(task, batch_size=instances, complexity=FixedComplexity(c, task.min_complexity), seed=seed)
-        return evaluate_complexity(self.agent, task, c, env=env)
-
-    def validate(self, elapsed: float) -> None:
-        """Validate at C; switch the penalty on, advance, test; a new segment."""
-        cfg, s = self.cfg, self.state
-        val = self.evaluate(self.curriculum.level, cfg.val_instances, training_distribution=True, complexity=True)
-        s.val_char_accuracy = val["char_accuracy"]
-        if val["solved"] >= 0.95 and not s.penalty_on and cfg.penalty:
-            s.penalty_on = True
-            self.log(f"penalty on (kappa = {cfg.kappa}) at complexity {self.curriculum.level}")
-        level = self.curriculum.level
-        advanced = self.curriculum.record(val["solved"], chars=s.chars, seconds=round(elapsed, 2))
-        self.log(f"[{elapsed:7.1f}s] complexity {level:4d}  validation solved {val['solved']:6.1%}"
-                 f"  chars {val['char_accuracy']:6.1%}  eps {self.epsilon():.2f}"
-                 f"  trained {s.chars:>10d} chars  {s.chars / max(elapsed, 1e-9):7.0f} chars/s")
-        if advanced:
-            self._test(elapsed)
-
-    def _test(self, elapsed: float) -> None:
-        """After an advance: the paper's test (50 fresh instances of length
-        ``test_length``, all right) solves the run; with ``confirm_length``
-        the run goes on until that length passes as well, ``confirm_passes``
-        times in a row (fresh instances each time)."""
-        cfg, s = self.cfg, self.state
-        if s.solved_at is None:
-            test = self.evaluate(cfg.test_length, cfg.val_instances)
-            self.curriculum.history[-1]["test_solved"] = test["solved"]
-            if test["solved"] < 1.0:
-                return
-            s.solved_at = dict(seconds=round(elapsed, 2), chars=s.chars, level=self.curriculum.level)
-            self.log(f"[{elapsed:7.1f}s] SOLVED: {cfg.val_instances} of {cfg.val_instances} test instances of length"
-                     f" {cfg.test_length} after {s.chars} characters")
-        if cfg.confirm_length:
-            test = self.evaluate(cfg.confirm_length, cfg.val_instances)
-            self.curriculum.history[-1]["confirm_solved"] = test["solved"]
-            s.confirm_streak = s.confirm_streak + 1 if test["solved"] == 1.0 else 0
-            if s.confirm_streak and s.passed_at is None:
-                s.passed_at = dict(seconds=round(elapsed, 2), chars=s.chars, level=self.curriculum.level)
-            if s.best is None or test["solved"] >= s.best["solved"]:        # ties: the later, longer-trained model
-                s.best = dict(solved=test["solved"], seconds=round(elapsed, 2), chars=s.chars,
-                              level=self.curriculum.level)
-                self.best_params = self._snapshot()
-            self.log(f"[{elapsed:7.1f}s] length {cfg.confirm_length}: solved {test['solved']:6.1%}"
-                     f" ({s.confirm_streak} of {cfg.confirm_passes} passes in a row)")
-            if s.confirm_streak < cfg.confirm_passes:
-                return
-            s.confirmed_at = dict(seconds=round(elapsed, 2), chars=s.chars, level=self.curriculum.level)
-        s.done = True
+        self.mark_boundary()
 
     def run(self, should_stop=lambda: False, on_boundary=lambda trainer: None) -> RunState:
         """Train until solved, out of budget, or ``should_stop()`` at a boundary."""
@@ -231,7 +162,7 @@ class QTrainer:
                 if s.updates % cfg.validate_every == 0 or s.chars >= cfg.budget:
                     s.seconds = time.perf_counter() - t0
                     self.validate(s.seconds)
-                    self._mark_boundary()
+                    self.mark_boundary()
                     on_boundary(self)
                     self._start_segment()
         except KeyboardInterrupt:
@@ -239,38 +170,77 @@ class QTrainer:
             raise
         s.seconds = time.perf_counter() - t0
         if s.chars >= cfg.budget and not s.done:
-            self._end_with_the_best()
+            self.beyond.out_of_budget(self)
         return s
 
-    def _end_with_the_best(self) -> None:
-        """Out of budget without the confirmation: the last model and the best
-        tested one (``state.best``) take the same fresh test at
-        ``confirm_length``; if the best one does better, the run ends with it
-        (``keep_best``).  Both take the same instances, so neither is judged by
-        an older, luckier score."""
-        cfg, s = self.cfg, self.state
-        if not (cfg.keep_best and cfg.confirm_length and s.best is not None and self.best_params is not None):
-            return
-        seed = int(self.rng.integers(2 ** 63))
-        last = self.evaluate(cfg.confirm_length, cfg.val_instances, seed=seed)["solved"]
-        last_params = self._snapshot()
-        self._load(self.best_params)
-        best = self.evaluate(cfg.confirm_length, cfg.val_instances, seed=seed)["solved"]
-        self.log(f"out of budget: on {cfg.val_instances} fresh instances of length {cfg.confirm_length} the last model"
-                 f" solves {last:6.1%}, the best tested one {best:6.1%} (complexity {s.best['level']},"
-                 f" {s.best['chars']} characters, {s.best['solved']:6.1%} when tested)")
-        if best > last:
-            s.restored_best = dict(s.best, last_solved=last, retest_solved=best)
-            self.log("ending with the best tested model")
-            self._mark_boundary()
-        else:
-            self._load(last_params)
+    def update(self) -> float:
+        """One rollout and one SGD step (``q_update``); returns the gradient norm."""
+        cfg, s, beyond = self.cfg, self.state, self.beyond
+        norm, self.lanes = q_update(self.controller, self.env, self.lanes, cfg, self.curriculum.level, self.rng,
+                                    beyond.epsilon(s), cfg.greedy_lanes, s.penalty_on and cfg.penalty,
+                                    beyond.learning_rate(s))
+        s.chars += cfg.batch * min(cfg.max_rollout, self.curriculum.level + 5)
+        s.updates += 1
+        return norm
 
-    def _snapshot(self) -> dict:
+    def validate(self, elapsed: float) -> None:
+        """Validate at C; switch the penalty on; advance the curriculum and test."""
+        cfg, s = self.cfg, self.state
+        val = self.evaluate(self.curriculum.level, cfg.val_instances, training_distribution=True, complexity=True)
+        s.val_char_accuracy = val["char_accuracy"]
+        if val["solved"] >= 0.95 and not s.penalty_on and cfg.penalty:
+            s.penalty_on = True
+            self.log(f"penalty on (kappa = {cfg.kappa}) at complexity {self.curriculum.level}")
+        level = self.curriculum.level
+        advanced = self.curriculum.record(val["solved"], chars=s.chars, seconds=round(elapsed, 2))
+        self.log(f"[{elapsed:7.1f}s] complexity {level:4d}  validation solved {val['solved']:6.1%}"
+                 f"  chars {val['char_accuracy']:6.1%}  eps {self.beyond.epsilon(s):.2f}"
+                 f"  trained {s.chars:>10d} chars  {s.chars / max(elapsed, 1e-9):7.0f} chars/s")
+        if not advanced:
+            return
+        if s.solved_at is None:                 # the paper's test: 50 fresh instances of length 100, all right
+            test = self.evaluate(cfg.test_length, cfg.val_instances)
+            self.curriculum.history[-1]["test_solved"] = test["solved"]
+            if test["solved"] < 1.0:
+                return
+            s.solved_at = dict(seconds=round(elapsed, 2), chars=s.chars, level=self.curriculum.level)
+            self.log(f"[{elapsed:7.1f}s] SOLVED: {cfg.val_instances} of {cfg.val_instances} test instances of length"
+                     f" {cfg.test_length} after {s.chars} characters")
+        s.done = self.beyond.done_after_advance(self, elapsed)
+
+    def evaluate(self, length_or_complexity: int, instances: int, training_distribution: bool = False,
+                 complexity: bool = False, seed: int = None) -> dict:
+        """Greedy evaluation at a complexity, or at a length (x the task's factor);
+        fresh instances from the run's generator unless ``seed`` is given."""
+        c = length_or_complexity if complexity else length_or_complexity * self.task.factor
+        task = self.task if training_distribution else self.test_task
+        seed = int(self.rng.integers(2 ** 63)) if seed is None else seed
+        env = Environment(task, batch_size=instances, complexity=FixedComplexity(c, task.min_complexity), seed=seed)
+        return evaluate_complexity(self.agent, task, c, env=env)
+
+    # ------------------------------------------------------------- segments
+    def _start_segment(self):
+        """Fresh lanes and a zero state, seeded from the run's generator."""
+        self.env.set_complexity(self.curriculum.sampler(low_accuracy=self.state.val_char_accuracy < 0.7))
+        obs = self.env.reset(seed=int(self.rng.integers(2 ** 63)))
+        self.lanes = obs, self.controller.initial_state(self.cfg.batch), np.ones(self.cfg.batch, dtype=bool)
+
+    def mark_boundary(self):
+        """Remember the run as it is now, before the next segment draws anything."""
+        self.state.rng = self.rng.bit_generator.state
+        self.state.curriculum = self.curriculum.state()
+        self._boundary_params = self.snapshot()
+        self._boundary_state = copy.deepcopy(self.state)
+
+    def boundary(self):
+        """(params, RunState) at the last segment boundary: what to save."""
+        return self._boundary_params, self._boundary_state
+
+    def snapshot(self) -> dict:
         """A copy of the controller's parameters."""
         return {k: v.copy() for k, v in self.controller.params.items()}
 
-    def _load(self, params: dict) -> None:
+    def load(self, params: dict) -> None:
         """Write ``params`` into the controller's parameters (in place)."""
         for k, v in params.items():
             self.controller.params[k][...] = v

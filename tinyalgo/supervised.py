@@ -13,28 +13,16 @@ controller acts alone, greedily.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 import numpy as np
 
-from tinyalgo.complexity import FixedComplexity
 from tinyalgo.controller import make_controller
-from tinyalgo.curriculum import Curriculum
+from tinyalgo.curriculum import Curriculum, FixedComplexity
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 from tinyalgo.layers import softmax
-from tinyalgo.fast.memory import keep_freed_memory
 from tinyalgo.optim import scale_gradients, sgd_step
-from tinyalgo.options import TrainingOptions, option
-
-
-@dataclass
-class SupervisedConfig(TrainingOptions):
-    """Everything a supervised run depends on (saved with its checkpoint): the
-    options of every training run (``tinyalgo.options.TrainingOptions``: task,
-    controller, units, seed, budget, ...) and the target."""
-
-    target: int = option(1000, "supervised: stop once this complexity is solved (paper: 1000)", minimum=1)
 
 
 def supervised_rollout(controller, env, obs, state, reset, T):
@@ -59,16 +47,15 @@ def supervised_rollout(controller, env, obs, state, reset, T):
     return grads, obs, state, reset
 
 
-def train_supervised(cfg: SupervisedConfig, log=print, should_stop=lambda: False):
+def train_supervised(cfg, log=print, should_stop=lambda: False):
     """Train with the curriculum until ``cfg.target`` is solved or the budget
-    is spent.  Returns (controller, report dict)."""
-    keep_freed_memory()                           # rollouts reuse the heap instead of page-faulting
+    is spent; ``cfg`` is a ``tinyalgo.runs.config.SupervisedConfig``.
+    Returns (controller, report dict)."""
     rng = np.random.default_rng(cfg.seed)
     env = Environment(cfg.task, batch_size=cfg.batch, base=cfg.base, seed=int(rng.integers(2 ** 31)))
     curriculum = Curriculum(start=cfg.start, increment=cfg.increment, minimum=env.task.min_complexity)
     env.set_complexity(curriculum.sampler())
-    controller = make_controller(env, cfg.controller, cfg.units, cfg.layers, int(rng.integers(2 ** 31)), cfg.dtype,
-                                 fast=not cfg.reference)
+    controller = make_controller(env, cfg, int(rng.integers(2 ** 31)))
     controller.set_threads(cfg.threads)
     agent = GreedyAgent(controller)
     state, obs = controller.initial_state(cfg.batch), env.observe()

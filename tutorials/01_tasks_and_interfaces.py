@@ -20,9 +20,9 @@ import numpy as np
 
 from tinyalgo.environment import END_REASONS, Environment
 from tinyalgo.evaluation import GroundTruthAgent, evaluate_complexity
-from tinyalgo.render import action_name, ground_truth_frames, render_lane
+from tinyalgo.inspection.render import action_name, ground_truth_frames, render_lane
 from tinyalgo.tasks import TASKS, make_task
-from tinyalgo.tutorial import skip_if_stub
+from tinyalgo.assignments.tutorial import skip_if_stub
 
 print("tinyalgo", tinyalgo.__version__, "- tasks:", ", ".join(TASKS))
 # expected: copy, reverse, walk, addition, addition3, multiplication

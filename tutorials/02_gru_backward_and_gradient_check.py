@@ -11,7 +11,7 @@
 # fields named x, h, z, r, rh, cand, p); `gru_step_backward(dh', cache)` returns
 # the gradients on x, on h and on every parameter.  These are the functions
 # that train the controller on the reference path (`tinyalgo train --reference`,
-# `Controller(..., fast=False)`): the last cell shows it.
+# `Controller(..., reference=True)`): the last cell shows it.
 #
 # What you should see: every relative error below 1e-6 (about 1e-9 to 1e-11),
 # your own backward pass checked the same way (as given, zeros: wrong for every
@@ -28,7 +28,7 @@ from tinyalgo import controller as controller_module
 from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.cores import core_param_shapes, gru_step_backward, gru_step_forward
 from tinyalgo.gradcheck import check_gradients, format_report
-from tinyalgo.tutorial import skip_if_stub
+from tinyalgo.assignments.tutorial import skip_if_stub
 
 rng = np.random.default_rng(0)
 B, D, H = 3, 4, 5
@@ -116,7 +116,7 @@ def counting_backward(dh_new, cache):
 with skip_if_stub():
     controller_module.gru_step_backward, taught = counting_backward, controller_module.gru_step_backward
     try:
-        ctrl = Controller(ControllerConfig((5, 5, 2, 5, 3), n_actions=8, n_symbols=5, units=H), fast=False,
+        ctrl = Controller(ControllerConfig((5, 5, 2, 5, 3), n_actions=8, n_symbols=5, units=H), reference=True,
                           rng=np.random.default_rng(1))
         T, state, rollout = 6, ctrl.initial_state(B), ctrl.rollout(6, B)
         for t in range(T):

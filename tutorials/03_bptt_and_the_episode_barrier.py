@@ -30,10 +30,10 @@ import tinyalgo  # noqa: F401  (before NumPy: it asks for one BLAS thread, the f
 import numpy as np
 
 from tinyalgo import bptt
-from tinyalgo.controller import make_controller, rollout_forward
+from tinyalgo.controller import Controller, ControllerConfig, rollout_forward
 from tinyalgo.environment import Environment
 from tinyalgo.gradcheck import check_gradients, format_report
-from tinyalgo.tutorial import skip_if_stub
+from tinyalgo.assignments.tutorial import skip_if_stub
 
 FAST = os.environ.get("TINYALGO_FAST") == "1"
 T, B, H = 6, 3, 6
@@ -66,7 +66,7 @@ assert resets.any(), "some lane starts a new episode inside the rollout"
 # can stop at any step and look inside (here the GRU's update gate z at step 2).
 
 # %%
-ctrl = make_controller(env, "gru", H, 1, seed=1, dtype="float64", fast=False)
+ctrl = Controller(ControllerConfig.for_environment(env, "gru", H), rng=np.random.default_rng(1), reference=True)
 state0 = [(rng.normal(size=(B, H)),)]                    # a random initial state: its gradient is checked too
 q, logp, caches, final = rollout_forward(ctrl, obs_seq, resets, state0)
 print("q", q.shape, "logp", logp.shape, "caches", len(caches), "fields", caches[0]._fields)

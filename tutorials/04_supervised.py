@@ -18,12 +18,15 @@ import numpy as np
 
 from tinyalgo.environment import ALL_WRITTEN, Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate
-from tinyalgo.supervised import SupervisedConfig, train_supervised
-from tinyalgo.tutorial import show, skip_if_stub
+from tinyalgo.runs.config import SupervisedConfig
+from tinyalgo.supervised import train_supervised
+from tinyalgo.assignments.tutorial import show, skip_if_stub
 
 FAST = os.environ.get("TINYALGO_FAST") == "1"
 print("tinyalgo", tinyalgo.__version__, "- fast mode" if FAST else "")
-cfg = SupervisedConfig(task="reverse", controller="ff", units=32 if FAST else 200, seed=0,
+# reference=True trains with the code this tutorial teaches (tinyalgo.layers, cores, bptt); the default
+# fast path computes the same numbers faster, with the speed layer's twins (tinyalgo.fast).
+cfg = SupervisedConfig(reference=True, task="reverse", controller="ff", units=32 if FAST else 200, seed=0,
                        target=100 if FAST else 1000, budget=200_000 if FAST else 2_000_000,
                        validate_every=5, val_instances=20 if FAST else 50)
 with skip_if_stub():
@@ -90,7 +93,7 @@ with skip_if_stub():
     adders = {}
     for core, units, budget in [("ff", 32, 30_000), ("gru", 64, 300_000)] if FAST else [("ff", 200, 1_000_000),
                                                                                           ("gru", 200, 1_000_000)]:
-        add_cfg = SupervisedConfig(task="addition", controller=core, units=units, seed=0, target=100 if FAST else 1000,
+        add_cfg = SupervisedConfig(reference=True, task="addition", controller=core, units=units, seed=0, target=100 if FAST else 1000,
                                    budget=budget, validate_every=5, val_instances=20 if FAST else 50)
         adders[core] = train_supervised(add_cfg, log=lambda line: None)
         got = evaluate(GreedyAgent(adders[core][0]), "addition", tests, instances=10)
@@ -119,13 +122,13 @@ with skip_if_stub():
 # t, the tanh layer both heads read (`StepCache.tanh`).  Reverse at complexity
 # 35 has n = 17 digits: the ground truth moves right 17 times, turns left once,
 # then writes 17 times moving left.  The greedy controller does exactly that.
-# We compute A by the formula, check it against `tinyalgo.autocorrelation`,
+# We compute A by the formula, check it against `tinyalgo.inspection.autocorrelation`,
 # and measure its two blocks with `phase_means`: steps of the same phase
 # correlate (positive mean), steps of different phases anti-correlate
 # (negative mean).  Expected in fast mode: within about 0.4, across about -0.4.
 
 # %%
-from tinyalgo.autocorrelation import autocorrelation, phase_means
+from tinyalgo.inspection.autocorrelation import autocorrelation, phase_means
 
 with skip_if_stub():
     env = Environment("reverse", batch_size=1, complexity=35, seed=1)
@@ -171,7 +174,7 @@ with skip_if_stub():
 from tinyalgo.experiments.table2 import analyse, instance_statistics, probe_reverse, write_table2_figure
 
 with skip_if_stub():
-    lstm_cfg = SupervisedConfig(task="reverse", controller="lstm", units=cfg.units, seed=0, target=cfg.target,
+    lstm_cfg = SupervisedConfig(reference=True, task="reverse", controller="lstm", units=cfg.units, seed=0, target=cfg.target,
                                 budget=cfg.budget, validate_every=5, val_instances=cfg.val_instances)
     lstm, lstm_report = train_supervised(lstm_cfg, log=lambda line: None)
     results, stats = [], {}

@@ -13,7 +13,7 @@ import tinyalgo         # before NumPy: it asks for one BLAS thread, the fastest
 import numpy as np
 
 from tinyalgo.qlearning import dynamic_one_step_targets, lambda_returns, watkins_targets
-from tinyalgo.tutorial import skip_if_stub
+from tinyalgo.assignments.tutorial import skip_if_stub
 
 FAST = os.environ.get("TINYALGO_FAST") == "1"
 print("tinyalgo", tinyalgo.__version__, "- fast mode" if FAST else "")
@@ -93,9 +93,12 @@ with skip_if_stub():
 # within the 600,000-character budget, and both report lengths 100% solved.
 
 # %%
-from tinyalgo.qtraining import QConfig, QTrainer
+from tinyalgo.qtraining import QTrainer
+from tinyalgo.runs.config import QConfig
 
-cfg = QConfig(task="copy", units=24 if FAST else 200, seed=0, budget=600_000 if FAST else 3_000_000,
+# reference=True trains with the code this tutorial teaches (tinyalgo.layers, cores, bptt); the default
+# fast path computes the same numbers faster, with the speed layer's twins (tinyalgo.fast).
+cfg = QConfig(reference=True, task="copy", units=24 if FAST else 200, seed=0, budget=600_000 if FAST else 3_000_000,
               test_length=20 if FAST else 100, report_lengths=(20, 60) if FAST else (100, 1000),
               confirm_length=60 if FAST else 1000,    # after the paper's solve, go on until this length passes
               val_instances=20 if FAST else 50, dtype="float64" if FAST else "float32")
@@ -116,7 +119,7 @@ with skip_if_stub():
 
 # %%
 from tinyalgo.environment import Environment
-from tinyalgo.render import render_lane
+from tinyalgo.inspection.render import render_lane
 
 with skip_if_stub():
     env = Environment("copy", batch_size=1, complexity=6, seed=3)
@@ -148,7 +151,7 @@ with skip_if_stub():
 
 # %%
 from tinyalgo.evaluation import first_departures
-from tinyalgo.render import action_name
+from tinyalgo.inspection.render import action_name
 
 with skip_if_stub():
     rows = first_departures(trainer.controller, "copy", 60 if FAST else 1000, instances=20)
@@ -208,7 +211,7 @@ with skip_if_stub():
     for name, switches in methods.items():
         for seed in (0, 1):
             t0 = time.perf_counter()
-            ablation = QConfig(task="reverse", controller="ff", units=200, seed=seed,
+            ablation = QConfig(reference=True, task="reverse", controller="ff", units=200, seed=seed,
                                budget=250_000 if FAST else 2_000_000, test_length=20 if FAST else 100,
                                report_lengths=(20,) if FAST else (100,), confirm_length=0,
                                val_instances=20 if FAST else 50, **switches)

@@ -3,7 +3,7 @@
 #
 # A controller that has learned reverse is a small program.  We train a
 # feed-forward controller with Q-learning, watch it on one instance step by
-# step (`tinyalgo.trace`), then write down the program it runs: the automaton
+# step (`tinyalgo.inspection.trace`), then write down the program it runs: the automaton
 # it implements (`tinyalgo.automata`), which we draw and run on its own at a
 # length the network never saw.  (With `TINYALGO_FAST=1`, as the tests run
 # it, the model is trained until it solves length 20; in full mode until it
@@ -18,12 +18,15 @@ import os
 import tinyalgo         # before NumPy: it asks for one BLAS thread, the fastest for small matrices
 import numpy as np
 
-from tinyalgo.qtraining import QConfig, QTrainer
-from tinyalgo.tutorial import show, skip_if_stub
+from tinyalgo.qtraining import QTrainer
+from tinyalgo.runs.config import QConfig
+from tinyalgo.assignments.tutorial import show, skip_if_stub
 
 FAST = os.environ.get("TINYALGO_FAST") == "1"
 print("tinyalgo", tinyalgo.__version__, "- fast mode" if FAST else "")
-cfg = QConfig(task="reverse", controller="ff", units=200, seed=1, budget=250_000 if FAST else 3_000_000,
+# reference=True trains with the code this tutorial teaches (tinyalgo.layers, cores, bptt); the default
+# fast path computes the same numbers faster, with the speed layer's twins (tinyalgo.fast).
+cfg = QConfig(reference=True, task="reverse", controller="ff", units=200, seed=1, budget=250_000 if FAST else 3_000_000,
               test_length=20 if FAST else 100, report_lengths=(20,) if FAST else (100,), confirm_length=0,
               val_instances=20 if FAST else 50)
 with skip_if_stub():
@@ -47,9 +50,9 @@ with skip_if_stub():
 # the head's path, the Q-value of every joint action over time, and the actions.
 
 # %%
-from tinyalgo.render import action_name
-from tinyalgo.trace import trace_instance
-from tinyalgo.trace_plots import write_trace_png
+from tinyalgo.inspection.render import action_name
+from tinyalgo.inspection.trace import trace_instance
+from tinyalgo.inspection.trace_plots import write_trace_png
 
 with skip_if_stub():
     trace = trace_instance(controller, "reverse", 21, seed=3)

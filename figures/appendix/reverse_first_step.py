@@ -17,12 +17,12 @@ import os
 
 import tinyalgo  # noqa: F401  (before NumPy: one BLAS thread)
 
-from tinyalgo.checkpoint import CheckpointError, load_checkpoint
+from tinyalgo.runs.checkpoint import CheckpointError, load_checkpoint
 from tinyalgo.evaluation import first_departures
 from tinyalgo.experiments.table1_report import option_value, results_csv, row_run_name, summarize_directory
-from tinyalgo.fileio import atomic_write_bytes
-from tinyalgo.qconfig import QConfig
-from tinyalgo.rundir import checkpoint_path
+from tinyalgo.runs.fileio import atomic_write_bytes
+from tinyalgo.runs.config import QConfig
+from tinyalgo.runs.rundir import checkpoint_path
 from tinyalgo.tasks import TASKS
 
 HERE = os.path.dirname(os.path.abspath(__file__))

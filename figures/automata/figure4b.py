@@ -44,8 +44,8 @@ from tinyalgo.automata.record import record
 from tinyalgo.cli.args import int_at_least
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity, first_departures
 from tinyalgo.experiments.table2 import train_short
-from tinyalgo.figure import Figure
-from tinyalgo.fileio import atomic_savefig, atomic_write_json
+from tinyalgo.inspection.figure import Figure
+from tinyalgo.runs.fileio import atomic_savefig, atomic_write_json
 from tinyalgo.tasks import RIGHT
 
 DIGITS = tuple(range(1, 13)) + (20,)

@@ -19,13 +19,13 @@ import os
 
 import tinyalgo  # noqa: F401  (before NumPy: one BLAS thread)
 
-from tinyalgo.checkpoint import CheckpointError, load_checkpoint
+from tinyalgo.runs.checkpoint import CheckpointError, load_checkpoint
 from tinyalgo.cli.args import int_at_least
 from tinyalgo.evaluation import first_departures
 from tinyalgo.experiments.table1_report import TABLE1_COLUMNS, discount_kind, results_csv
-from tinyalgo.fileio import atomic_write_bytes
-from tinyalgo.render import action_name
-from tinyalgo.rundir import checkpoint_path
+from tinyalgo.runs.fileio import atomic_write_bytes
+from tinyalgo.inspection.render import action_name
+from tinyalgo.runs.rundir import checkpoint_path
 from tinyalgo.tasks import TASKS
 
 HERE = os.path.dirname(os.path.abspath(__file__))

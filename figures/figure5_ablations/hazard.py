@@ -21,7 +21,7 @@ import math
 import os
 
 from tinyalgo.experiments.table1_report import TABLE1_COLUMNS, discount_kind, median, results_csv
-from tinyalgo.fileio import atomic_write_bytes
+from tinyalgo.runs.fileio import atomic_write_bytes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COLUMNS = tuple(c for c, options in TABLE1_COLUMNS.items() if options["units"] == 200)   # the 200-unit columns

@@ -18,12 +18,12 @@ import os
 import tinyalgo  # noqa: F401  (before NumPy: one BLAS thread)
 import numpy as np
 
-from tinyalgo.checkpoint import CheckpointError, load_checkpoint
+from tinyalgo.runs.checkpoint import CheckpointError, load_checkpoint
 from tinyalgo.cli.args import int_at_least
 from tinyalgo.evaluation import GreedyAgent, fresh_environment, run_instances
 from tinyalgo.experiments.table1_report import TABLE1_COLUMNS, results_csv
-from tinyalgo.fileio import atomic_write_bytes
-from tinyalgo.rundir import checkpoint_path
+from tinyalgo.runs.fileio import atomic_write_bytes
+from tinyalgo.runs.rundir import checkpoint_path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COLUMNS = tuple(c for c, options in TABLE1_COLUMNS.items() if options["units"] == 200)   # the 200-unit columns

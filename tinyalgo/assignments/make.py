@@ -17,12 +17,9 @@ functions:
   (``Assignment.twins``: the same gradients, vectorised or factored, in
   ``tinyalgo/fast/``) keep their signature and docstring and raise
   ``NotImplementedError`` (``stubs.stub_body``), so the answer cannot be read
-  there;
-* the reference path is the default (``REFERENCE_DEFAULTS``: the
-  ``reference`` option declared on, ``Controller(..., fast=False)``), so
-  ``tinyalgo train`` runs the taught layers, cores and BPTT loop.  Each
-  default is located with ``ast`` and checked: a declaration that changed
-  shape is refused (nothing is written) rather than copied as is.
+  there: training with ``--reference`` (``reference=True``) runs the
+  taught layers, cores and BPTT loop, the student's functions among them.
+  Nothing else in a copy differs from the package.
 """
 from __future__ import annotations
 
@@ -34,7 +31,7 @@ import tempfile
 import tinyalgo
 from tinyalgo.assignments import registry
 from tinyalgo.assignments.manifest import build as build_manifest
-from tinyalgo.assignments.stubs import set_argument_default, set_field_default, stub_body, stub_function
+from tinyalgo.assignments.stubs import stub_body, stub_function
 
 GRADING = pathlib.Path(__file__).resolve().parent / "grading"
 SUPPORT = ("conftest.py", "grading.py")          # copied into tests/ with every assignment
@@ -70,15 +67,8 @@ build-backend = "setuptools.build_meta"
 """
 
 
-FAST_MESSAGE = "the fast path is not part of this assignment's copy: train with --reference"
-
-# The defaults a copy changes so that training takes the reference path: (file, setter, owner, name, old, new).
-REFERENCE_DEFAULTS = (
-    ("tinyalgo/options.py", set_field_default, "TrainingOptions", "reference", False, True),
-    ("tinyalgo/controller.py", set_argument_default, "Controller.__init__", "fast", True, False),
-    ("tinyalgo/controller.py", set_argument_default, "make_controller", "fast", True, False),
-)
-
+FAST_MESSAGE = ("the fast path is not part of this assignment's copy: train with --reference"
+                " (reference=True in the run's configuration)")
 
 def twins_of(chosen) -> list:
     """The fast twins of the assignments ``chosen``, each once, in registry order."""
@@ -173,8 +163,6 @@ def make(names, out, solution: bool = False, package=None, instructor=None, auto
     twins = twins_of(chosen)
     for t in twins:
         edits[t.path] = stub_body(text(t.path), t.qualname, FAST_MESSAGE, where=t.path, docstring=t.docstring)
-    for path, setter, owner, name, old, new in REFERENCE_DEFAULTS:
-        edits[path] = setter(text(path), owner, name, old, new, where=path)
     kept = dict(edits)                                # the solution copy: twins stubbed, the regions kept
     for a in chosen:
         for f in a.functions:
@@ -266,19 +254,20 @@ def student_readme(chosen, tutorials=()) -> str:
 
 
 def _training(chosen, student: bool) -> str:
-    """The paragraph on how a copy trains: the reference path by default, the fast twins stubbed."""
+    """The paragraph on how a copy trains: the reference path with ``--reference``, the fast twins stubbed."""
     twins = twins_of(chosen)
     you = "your" if student else "the student's"
     text = (f"## Training with {you} code\n\n"
-            "In this copy `tinyalgo train` runs the reference path (the `reference` option is on by default, "
-            "`Controller(...)` and `make_controller(...)` default to `fast=False`): the taught layers, cores and "
+            "`tinyalgo train --reference` (in Python `reference=True` in the run's configuration, or "
+            "`Controller(..., reference=True)`) runs the reference path: the taught layers, cores and "
             "backprop-through-time loop (`tinyalgo/layers.py`, `tinyalgo/cores.py`, `tinyalgo/bptt.py`), so "
             f"training runs {you} functions wherever it uses them.  Once they are right, for example\n\n"
-            f"    tinyalgo train --task copy --out run1\n\n"
+            f"    tinyalgo train --reference --task copy --out run1\n\n"
             f"trains a controller with them (slower than the package's fast path, the same maths).\n")
     if twins:
         text += ("\nThe fast path's versions of these gradients (in `tinyalgo/fast/`) are not part of this "
-                 "copy: their bodies raise `NotImplementedError`, so `--no-reference` stops there.\n\n" +
+                 "copy: their bodies raise `NotImplementedError`, so training without `--reference` stops "
+                 "there with that message.\n\n" +
                  "\n".join(f"  - `{t.module}.{t.qualname}` ({t.path}): {t.computes}" for t in twins) + "\n")
     return text
 
@@ -305,9 +294,9 @@ Total: {total} points, about {minutes} minutes.
 {chr(10).join(f"- {a.name}: {a.title}.{chr(10)}{_functions(a)}" for a in chosen)}
 
 {_training(chosen, student=False)}
-The reference default and the stubbed fast twins hold in every copy, solution copies included (a
-solution copy is what a correct student copy becomes): `tinyalgo train` in a solution copy checks
-that the reference path trains with the solution bodies.  The rest of `tinyalgo/fast/` (the fast
+The stubbed fast twins hold in every copy, solution copies included (a solution copy is what a
+correct student copy becomes): `tinyalgo train --reference` in a solution copy checks that the
+reference path trains with the solution bodies.  The rest of `tinyalgo/fast/` (the fast
 forward steps, frozen inference, the interfaces' lanes) is intact.
 
 ## How the tests grade

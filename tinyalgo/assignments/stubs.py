@@ -17,8 +17,6 @@ docstring and the code before the region (argument checks) stay.
 
 ``stub_body`` stubs a whole function without markers (the fast path's twins
 of the taught functions): everything after the docstring goes.
-``set_argument_default`` and ``set_field_default`` change one default of a
-copy's signature or option declaration, located with ``ast`` and checked.
 """
 from __future__ import annotations
 
@@ -138,70 +136,6 @@ def stub_body(source: str, qualname: str, message: str, where: str = "the module
         compile(out, where, "exec")
     except SyntaxError as err:
         raise ValueError(f"stubbing {qualname} in {where} leaves invalid Python: {err}") from None
-    return out
-
-
-def _replace_constant(source: str, node: ast.Constant, value) -> str:
-    """``source`` with the one-line constant ``node`` written as ``repr(value)``."""
-    lines = source.splitlines(keepends=True)
-    line = lines[node.lineno - 1].encode("utf-8")          # ast columns count UTF-8 bytes
-    lines[node.lineno - 1] = (line[:node.col_offset] + repr(value).encode("utf-8") +
-                              line[node.end_col_offset:]).decode("utf-8")
-    return "".join(lines)
-
-
-def _is(node, value) -> bool:
-    return isinstance(node, ast.Constant) and type(node.value) is type(value) and node.value == value
-
-
-def argument_default(source: str, qualname: str, arg: str):
-    """The default node of argument ``arg`` of ``qualname``, or None."""
-    node = find_function(ast.parse(source), qualname)
-    if node is None:
-        return None
-    a = node.args
-    positional = a.posonlyargs + a.args
-    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults)) + \
-        [(k, d) for k, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
-    return next((d for k, d in pairs if k.arg == arg), None)
-
-
-def set_argument_default(source: str, qualname: str, arg: str, old, new, where: str = "the module") -> str:
-    """``source`` with the default of ``qualname``'s argument ``arg`` changed
-    from the constant ``old`` to ``new``, or a ValueError if it is not ``old``."""
-    default = argument_default(source, qualname, arg)
-    if not _is(default, old):
-        found = ast.unparse(default) if default is not None else "no such default"
-        raise ValueError(f"{where}: {qualname}'s argument {arg!r} must default to {old!r} to be changed to {new!r}"
-                         f" in the copy; found {found}")
-    out = _replace_constant(source, default, new)
-    if not _is(argument_default(out, qualname, arg), new):
-        raise ValueError(f"{where}: changing {qualname}'s default {arg}={old!r} to {new!r} did not take")
-    return out
-
-
-def field_default(source: str, classname: str, name: str):
-    """The first argument of the call that declares field ``name`` of class
-    ``classname`` (``name: type = option(DEFAULT, ...)``), or None."""
-    cls = next((n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == classname), None)
-    decl = cls and next((n for n in cls.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
-                         and n.target.id == name), None)
-    if decl is None or not isinstance(decl.value, ast.Call) or not decl.value.args:
-        return None
-    return decl.value.args[0]
-
-
-def set_field_default(source: str, classname: str, name: str, old, new, where: str = "the module") -> str:
-    """``source`` with the declared default of field ``name`` of ``classname``
-    (``name: type = option(old, ...)``) changed to ``new``, or a ValueError."""
-    default = field_default(source, classname, name)
-    if not _is(default, old):
-        found = ast.unparse(default) if default is not None else "no such declaration"
-        raise ValueError(f"{where}: {classname}.{name} must be declared as option({old!r}, ...) to default to"
-                         f" {new!r} in the copy; found {found}")
-    out = _replace_constant(source, default, new)
-    if not _is(field_default(out, classname, name), new):
-        raise ValueError(f"{where}: changing {classname}.{name}'s default to {new!r} did not take")
     return out
 
 

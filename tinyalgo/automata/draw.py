@@ -1,4 +1,4 @@
-"""Drawing a machine with matplotlib, on a ``tinyalgo.figure.Figure`` (no
+"""Drawing a machine with matplotlib, on a ``tinyalgo.inspection.figure.Figure`` (no
 backend needed, none switched): a state diagram for machines of up to
 ``MAX_DIAGRAM_STATES`` states (the paper's Figure 4), a transition-table
 heatmap for bigger ones."""
@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.patches import Circle, FancyArrowPatch
 
-from tinyalgo.figure import Figure
-from tinyalgo.fileio import atomic_savefig
+from tinyalgo.inspection.figure import Figure
+from tinyalgo.runs.fileio import atomic_savefig
 from tinyalgo.symbols import Vocabulary
 from tinyalgo.tasks import MOVE_NAMES
 

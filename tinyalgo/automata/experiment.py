@@ -14,11 +14,11 @@ from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.draw import draw_machine, drawing_kind
 from tinyalgo.automata.extract import extract, fidelity
 from tinyalgo.automata.machine import load_machine
-from tinyalgo.checkpoint import load_checkpoint
+from tinyalgo.runs.checkpoint import load_checkpoint
 from tinyalgo.cli.args import int_at_least
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity, run_instances
-from tinyalgo.fileio import atomic_write_bytes, atomic_write_json
+from tinyalgo.runs.fileio import atomic_write_bytes, atomic_write_json
 from tinyalgo.tasks import make_task
 from tinyalgo.tasks.corners import corner_instances
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tinyalgo.automata.record import NO_WRITE, Recording
-from tinyalgo.fileio import atomic_write_json
+from tinyalgo.runs.fileio import atomic_write_json
 from tinyalgo.symbols import Vocabulary
 
 FORMAT = "tinyalgo-automaton"

@@ -9,8 +9,8 @@ import argparse
 import os
 import tempfile
 
-from tinyalgo.checkpoint import load_checkpoint
-from tinyalgo.fileio import temporary_prefix
+from tinyalgo.runs.checkpoint import load_checkpoint
+from tinyalgo.runs.fileio import temporary_prefix
 from tinyalgo.tasks import ALIASES, TASKS
 
 

@@ -18,7 +18,7 @@ from tinyalgo.assignments.make import make
 from tinyalgo.assignments.registry import ASSIGNMENTS
 from tinyalgo.assignments.reports import FORMATS, as_format, class_csv
 from tinyalgo.cli.args import check_writable_file, int_at_least, positive_seconds
-from tinyalgo.fileio import atomic_write_bytes, atomic_write_json
+from tinyalgo.runs.fileio import atomic_write_bytes, atomic_write_json
 
 
 def cmd_list(args) -> int:

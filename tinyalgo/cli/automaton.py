@@ -14,7 +14,7 @@ import os
 from tinyalgo.automata.draw import draw_machine, drawing_kind
 from tinyalgo.automata.extract import default_complexities, extract, fidelity
 from tinyalgo.cli.args import check_writable_folder, checkpoint_task, int_at_least, task_name
-from tinyalgo.fileio import atomic_write_json
+from tinyalgo.runs.fileio import atomic_write_json
 from tinyalgo.tasks import TASKS
 
 

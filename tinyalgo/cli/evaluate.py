@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import argparse
 
-from tinyalgo.checkpoint import load_checkpoint
+from tinyalgo.runs.checkpoint import load_checkpoint
 from tinyalgo.cli.args import UsageError, add_task_arguments, check_writable_file, int_at_least, output_path
 from tinyalgo.cli.sizes import check_memory, controller_bytes, environment_bytes
 from tinyalgo.environment import END_REASONS
 from tinyalgo.evaluation import EpsilonGreedyAgent, GreedyAgent, evaluate, first_departures
-from tinyalgo.fileio import atomic_write_json
-from tinyalgo.render import action_name
+from tinyalgo.runs.fileio import atomic_write_json
+from tinyalgo.inspection.render import action_name
 from tinyalgo.tasks import TASKS
 
 DEFAULT_LENGTHS = (100, 1000)

@@ -27,8 +27,8 @@ from tinyalgo.cli.train import check_run_memory
 from tinyalgo.experiments import appendix, figure3, figure5
 from tinyalgo.experiments.table1 import run_sweep, table1_jobs
 from tinyalgo.experiments.table1_report import TABLE1_COLUMNS, TABLE1_ROWS, summarize_directory, write_table1
-from tinyalgo.options import add_arguments, overrides_from_args, sweep_options
-from tinyalgo.qconfig import QConfig
+from tinyalgo.runs.options import add_arguments, overrides_from_args, sweep_options
+from tinyalgo.runs.config import QConfig
 from tinyalgo.rewards import REWARDS
 
 FIGURE3_ONLY = ("controllers", "complexities", "instances", "merge")

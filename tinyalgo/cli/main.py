@@ -21,7 +21,7 @@ from tinyalgo.cli import assignment, automaton, evaluate, experiment, trace, tra
 from tinyalgo.cli.args import Parser, UsageError, add_task_arguments, aliases_text, int_at_least
 from tinyalgo.cli.sizes import check_memory, environment_bytes
 from tinyalgo.environment import Environment
-from tinyalgo.render import LEGEND, complexity_note, ground_truth_frames, print_frames
+from tinyalgo.inspection.render import LEGEND, complexity_note, ground_truth_frames, print_frames
 from tinyalgo.tasks import TASKS
 
 BROKEN_PIPE_STATUS = 141           # 128 + SIGPIPE, what a shell reports for a command whose reader went away

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-from tinyalgo.fast.lanes import pool_size
+from tinyalgo.lanes import pool_size
 
 ENV_BYTES_PER_CELL = 100          # measured peak: 40-70 bytes per complexity unit of a drawn instance
 LANE_BYTES = 256                  # per lane: positions, clocks, targets' bookkeeping

@@ -5,8 +5,8 @@
     tinyalgo table2 --out figures/table2
 
 ``trace`` runs a trained controller on one instance and prints a frame per
-step (``tinyalgo.trace``); ``--png`` draws the head's trajectory and a
-timeline of the actions and Q-values (``tinyalgo.trace_plots``, the paper's
+step (``tinyalgo.inspection.trace``); ``--png`` draws the head's trajectory and a
+timeline of the actions and Q-values (``tinyalgo.inspection.trace_plots``, the paper's
 Appendix A).  ``table2`` reproduces the paper's Table 2
 (``tinyalgo.experiments.table2``).
 """
@@ -17,10 +17,10 @@ import sys
 from tinyalgo.cli.args import check_writable_file, check_writable_folder, checkpoint_task, int_at_least, task_name
 from tinyalgo.cli.sizes import check_memory, environment_bytes
 from tinyalgo.experiments.table2 import run_table2
-from tinyalgo.fileio import atomic_write_json
-from tinyalgo.render import print_frames
+from tinyalgo.runs.fileio import atomic_write_json
+from tinyalgo.inspection.render import print_frames
 from tinyalgo.tasks import TASKS, make_task
-from tinyalgo.trace import trace_instance, trace_to_dict
+from tinyalgo.inspection.trace import trace_instance, trace_to_dict
 
 
 def cmd_trace(args) -> int:
@@ -43,7 +43,7 @@ def cmd_trace(args) -> int:
     print_frames([step.text for step in trace.steps], args.step)
     print(trace.summary())
     if args.png:
-        from tinyalgo import trace_plots      # matplotlib loads only when a picture is asked for
+        from tinyalgo.inspection import trace_plots      # matplotlib loads only when a picture is asked for
         trace_plots.write_trace_png(trace, args.png, title=f"{args.checkpoint}")
         print(f"wrote {args.png}")
     if args.json:

@@ -5,7 +5,7 @@
     tinyalgo train --resume --out runs/addition-gru-s0
 
 Its flags are made from the declared options of ``QConfig`` and
-``SupervisedConfig`` (``tinyalgo.options``).  Everything is checked before
+``SupervisedConfig`` (``tinyalgo.runs.options``).  Everything is checked before
 training starts: the options, the options the mode does not use, the run
 directory (``--out``) and the memory the run needs.
 """
@@ -14,17 +14,18 @@ from __future__ import annotations
 import os
 from dataclasses import asdict
 
-from tinyalgo.checkpoint import save_checkpoint
+from tinyalgo.runs.checkpoint import save_checkpoint
 from tinyalgo.cli.args import (UsageError, add_task_arguments, check_writable_folder, output_path, refuse_given,
                                was_given)
 from tinyalgo.cli.progress import Progress
 from tinyalgo.cli.sizes import check_memory, controller_bytes, environment_bytes
-from tinyalgo.fileio import atomic_write_json, remove_stale_temporaries
-from tinyalgo.options import add_arguments, declared, from_args
-from tinyalgo.qconfig import QConfig
+from tinyalgo.runs.fileio import atomic_write_json, remove_stale_temporaries
+from tinyalgo.runs.options import add_arguments, declared, from_args
+from tinyalgo.runs.config import QConfig
 from tinyalgo.qtraining import QTrainer
-from tinyalgo.rundir import RunSaver, checkpoint_path, held, resume_run
-from tinyalgo.supervised import SupervisedConfig, train_supervised
+from tinyalgo.runs.rundir import RunSaver, checkpoint_path, held, resume_run
+from tinyalgo.runs.config import SupervisedConfig
+from tinyalgo.supervised import train_supervised
 from tinyalgo.tasks import TASKS
 
 CONFIGS = {"Q-learning": QConfig, "supervised": SupervisedConfig}

@@ -21,8 +21,8 @@ from tinyalgo.experiments.table1 import Job, check_tasks, configured, distinct, 
 from tinyalgo.experiments.table1_report import (BASE_DEFAULT, REWARD_DEFAULT, TABLE1_ROWS, common_runs, median,
                                                 option_notes, option_value, results_csv, row_key, runs_note,
                                                 runs_text, summarize_directory)
-from tinyalgo.fileio import atomic_write_bytes
-from tinyalgo.qconfig import QConfig
+from tinyalgo.runs.fileio import atomic_write_bytes
+from tinyalgo.runs.config import QConfig
 from tinyalgo.rewards import REWARDS
 from tinyalgo.tasks import TASKS
 

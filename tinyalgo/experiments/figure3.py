@@ -17,9 +17,10 @@ import numpy as np
 
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 from tinyalgo.experiments.table1_report import results_csv
-from tinyalgo.figure import Figure
-from tinyalgo.fileio import atomic_savefig, atomic_write_bytes
-from tinyalgo.supervised import SupervisedConfig, train_supervised
+from tinyalgo.inspection.figure import Figure
+from tinyalgo.runs.fileio import atomic_savefig, atomic_write_bytes
+from tinyalgo.runs.config import SupervisedConfig
+from tinyalgo.supervised import train_supervised
 
 TASKS = ("copy", "reverse", "walk", "addition", "addition3", "multiplication")
 CONTROLLERS = ("ff", "gru", "lstm")

@@ -23,16 +23,16 @@ import os
 
 import numpy as np
 
-from tinyalgo.checkpoint import load_checkpoint
+from tinyalgo.runs.checkpoint import load_checkpoint
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 from tinyalgo.experiments.figure3 import COMPLEXITIES, plot_accuracy
 from tinyalgo.experiments.table1 import run_sweep, run_table1_job, table1_jobs
 from tinyalgo.experiments.table1_report import (TABLE1_COLUMNS, TABLE1_ROWS, columns_text, common_runs,
                                                 option_notes, results_csv, row_run_name, runs_note, runs_text,
                                                 summarize_directory)
-from tinyalgo.fileio import atomic_write_bytes, atomic_write_json
-from tinyalgo.qconfig import QConfig
-from tinyalgo.rundir import checkpoint_path, held
+from tinyalgo.runs.fileio import atomic_write_bytes, atomic_write_json
+from tinyalgo.runs.config import QConfig
+from tinyalgo.runs.rundir import checkpoint_path, held
 
 COLUMNS = ("classic", "full")                  # the paper's figure: standard against enhanced
 STANDARD, ENHANCED = COLUMNS

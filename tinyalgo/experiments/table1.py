@@ -17,14 +17,14 @@ import os
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, fields
 
-from tinyalgo.checkpoint import load_checkpoint
+from tinyalgo.runs.checkpoint import load_checkpoint
 from tinyalgo.experiments.table1_report import (BASE_DEFAULT, REWARD_DEFAULT, TABLE1_COLUMNS, TABLE1_ROWS, row_key,
                                                 run_name, summarize_run)
-from tinyalgo.fileio import atomic_write_json
-from tinyalgo.options import sweep_options
-from tinyalgo.qconfig import QConfig
+from tinyalgo.runs.fileio import atomic_write_json
+from tinyalgo.runs.options import sweep_options
+from tinyalgo.runs.config import QConfig
 from tinyalgo.qtraining import QTrainer
-from tinyalgo.rundir import RunSaver, checkpoint_path, held, resume_run
+from tinyalgo.runs.rundir import RunSaver, checkpoint_path, held, resume_run
 
 
 @dataclass(frozen=True)

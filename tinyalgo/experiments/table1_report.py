@@ -1,7 +1,7 @@
 """Table 1 of the paper (its rows, columns and numbers) and the report of a
 sweep: one CSV row per run (``summarize_run``), the table in Markdown
 (``table1_markdown``).  The CSV carries every sweep option of ``QConfig``
-(declared in ``tinyalgo.qconfig``), and the Markdown notes each one that runs
+(declared in ``tinyalgo.runs.config``), and the Markdown notes each one that runs
 set to other than its default."""
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import json
 import os
 import re
 
-from tinyalgo.fileio import atomic_write_bytes
-from tinyalgo.options import flag, sweep_options
-from tinyalgo.qconfig import QConfig
+from tinyalgo.runs.fileio import atomic_write_bytes
+from tinyalgo.runs.options import flag, sweep_options
+from tinyalgo.runs.config import QConfig
 
 # Table 1's columns: the QConfig options of each Q-learning variant
 TABLE1_COLUMNS = {

@@ -17,7 +17,7 @@ For a feed-forward controller, an LSTM-200 and an LSTM-400, ``run_table2``
    at each step the confidence of "move left" and "move right" (the softmax
    of the action head, which supervised training fits by cross-entropy,
    summed over writing and not writing) and the controller's state;
-3. computes the state's autocorrelation matrix (``tinyalgo.autocorrelation``,
+3. computes the state's autocorrelation matrix (``tinyalgo.inspection.autocorrelation``,
    the paper's footnote formula) and its mean within and across the two
    phases of execution (moving right; turning and moving left).
 
@@ -37,16 +37,17 @@ import os
 
 import numpy as np
 
-from tinyalgo.autocorrelation import autocorrelation, phase_means, within_phase_by_lag
-from tinyalgo.complexity import UniformComplexity
-from tinyalgo.checkpoint import save_checkpoint
+from tinyalgo.inspection.autocorrelation import autocorrelation, phase_means, within_phase_by_lag
+from tinyalgo.curriculum import UniformComplexity
+from tinyalgo.runs.checkpoint import save_checkpoint
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
-from tinyalgo.figure import Figure
-from tinyalgo.fileio import atomic_savefig, atomic_write_bytes, atomic_write_json
+from tinyalgo.inspection.figure import Figure
+from tinyalgo.runs.fileio import atomic_savefig, atomic_write_bytes, atomic_write_json
 from tinyalgo.layers import softmax
 from tinyalgo.optim import scale_gradients, sgd_step
-from tinyalgo.supervised import SupervisedConfig, supervised_rollout, train_supervised
+from tinyalgo.runs.config import SupervisedConfig
+from tinyalgo.supervised import supervised_rollout, train_supervised
 from tinyalgo.tasks import LEFT, RIGHT
 
 MODELS = (("ff", 200, "feed-forward"), ("lstm", 200, "LSTM-200"), ("lstm", 400, "LSTM-400"))

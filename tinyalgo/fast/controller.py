@@ -21,6 +21,7 @@ import numpy as np
 from tinyalgo.fast import bptt as fast_bptt
 from tinyalgo.fast import cores as fast_cores
 from tinyalgo.fast.buffers import StepBuffers
+from tinyalgo.fast.memory import keep_freed_memory
 from tinyalgo.layers import log_softmax_forward, onehot_affine_forward
 
 
@@ -103,6 +104,7 @@ class FastRollout:
     parameters, StepBuffers for T steps, raw symbol scores, the fast BPTT."""
 
     def __init__(self, ctrl, T: int, B: int):
+        keep_freed_memory()                       # rollouts reuse the heap instead of page-faulting (once)
         cfg = ctrl.config
         self.controller, self.caches, self.fold = ctrl, [], ctrl.frozen()
         self.buffers = StepBuffers(T, B, cfg.units, len(ctrl.layers()), ctrl.dtype, gru=cfg.core == "gru")

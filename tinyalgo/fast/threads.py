@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-THREADS = (1, 2)
 _helper = (None, None)          # (the process that made it, the pool): a forked child makes its own
 
 
@@ -18,13 +17,6 @@ class Now:
 
     def result(self):
         return self.value
-
-
-def check_threads(threads) -> int:
-    """``threads`` if it is 1 or 2 (the calling thread, or it and one helper); a ValueError otherwise."""
-    if threads not in THREADS:
-        raise ValueError(f"threads must be 1 or 2; got {threads!r}")
-    return threads
 
 
 def submitter(threads: int):

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 from gymnasium.utils import seeding
 
-from tinyalgo.complexity import FixedComplexity
+from tinyalgo.curriculum import FixedComplexity
 from tinyalgo.curriculum import Curriculum
 from tinyalgo.environment import ALL_WRITTEN, END_REASONS, TIMEOUT, WRONG_WRITE, Environment
-from tinyalgo.instances import concatenate
-from tinyalgo.render import render_lane
+from tinyalgo.tasks.instances import concatenate
+from tinyalgo.inspection.render import render_lane
 from tinyalgo.tasks import ALIASES, TASKS, make_task
 
 ENV_IDS = {"copy": "tinyalgo/Copy-v0", "reverse": "tinyalgo/Reverse-v0", "walk": "tinyalgo/Walk-v0",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinyalgo.instances import NO_CLOCK, Instances, add_digits, lengths_mask, multiply_digits
+from tinyalgo.tasks.instances import NO_CLOCK, Instances, add_digits, lengths_mask, multiply_digits
 from tinyalgo.tasks.base import DOWN, LEFT, UP, Task, _pad_actions
 
 

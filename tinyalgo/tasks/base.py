@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinyalgo.instances import Instances, lengths_mask
+from tinyalgo.tasks.instances import Instances, lengths_mask
 from tinyalgo.symbols import Vocabulary, check_base
 
 LEFT, RIGHT, DOWN, UP = 0, 1, 2, 3

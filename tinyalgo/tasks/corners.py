@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinyalgo.instances import Instances, concatenate
+from tinyalgo.tasks.instances import Instances, concatenate
 from tinyalgo.symbols import Vocabulary
 from tinyalgo.tasks import make_task
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinyalgo.instances import NO_CLOCK, Instances
+from tinyalgo.tasks.instances import NO_CLOCK, Instances
 from tinyalgo.tasks.base import LEFT, RIGHT, Task, _pad_actions
 
 

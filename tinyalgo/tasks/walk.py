@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from tinyalgo.board import random_digits
-from tinyalgo.instances import Instances
+from tinyalgo.tasks.instances import Instances
 from tinyalgo.tasks.base import DOWN, LEFT, RIGHT, UP, Task, _pad_actions
 
 

@@ -7,7 +7,7 @@ leaves matplotlib's global backend and pyplot's figures as they were.  It
 shows itself as a PNG in Jupyter (``_repr_png_``): a drawing function returns
 its ``Figure``, and the figure as the last expression of a notebook cell (or
 ``IPython.display.display(fig)``) shows it inline.  Save it with
-``tinyalgo.fileio.atomic_savefig``.
+``tinyalgo.runs.fileio.atomic_savefig``.
 """
 from __future__ import annotations
 

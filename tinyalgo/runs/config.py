@@ -1,13 +1,15 @@
-"""What a Q-learning run is made of (paper section 6;
-docs/original-release.md): ``QConfig``, every choice of a run (saved with its
-checkpoint), and ``RunState``, where a run stands at a segment boundary.
-The training loop is ``tinyalgo.qtraining``."""
+"""What a training run is made of: ``QConfig``, every choice of a Q-learning
+run (paper section 6; docs/original-release.md), and ``SupervisedConfig``, of
+a supervised one (section 5); each is saved with its run's checkpoints.  The
+training loops are ``tinyalgo.qtraining`` and ``tinyalgo.supervised``; where
+a Q-learning run stands is ``tinyalgo.qtraining.RunState``."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from tinyalgo.options import TrainingOptions, budget_option, controller_option, option, task_option
+from tinyalgo.runs.options import TrainingOptions, budget_option, controller_option, option, task_option
 from tinyalgo.rewards import REWARDS
+from tinyalgo.runs.beyond import BeyondThePaper
 
 DISCOUNTS = ("dynamic", "1", "0.99", "0.95")
 Q_KINDS = ("watkins", "one-step")
@@ -25,7 +27,7 @@ class QConfig(TrainingOptions):
     """Everything a Q-learning run depends on (saved with its checkpoint).
 
     The options shared with supervised runs (units, seed, batch, lr, budget,
-    threads, reference, ...) are declared in ``tinyalgo.options.TrainingOptions``;
+    threads, reference, ...) are declared in ``tinyalgo.runs.options.TrainingOptions``;
     ``saved_before``: the value of a run saved before the option existed
     (``QConfig.from_saved``)."""
 
@@ -75,25 +77,19 @@ class QConfig(TrainingOptions):
         self.discount = str(self.discount)
         self.report_lengths = tuple(int(x) for x in self.report_lengths)
         super().__post_init__()
+        if self.discount != "dynamic" and self.gamma != 1.0:
+            raise ValueError(f"gamma applies to the dynamic discount only; with discount={self.discount} the"
+                             f" discount is that constant: leave gamma at 1 (got {self.gamma})")
+
+    def beyond_the_paper(self) -> BeyondThePaper:
+        """The hooks of this run's options beyond the paper (tinyalgo/runs/beyond.py)."""
+        return BeyondThePaper(self)
 
 
 @dataclass
-class RunState:
-    """The state of a run at a segment boundary (what a checkpoint holds
-    besides the parameters)."""
+class SupervisedConfig(TrainingOptions):
+    """Everything a supervised run depends on (saved with its checkpoint): the
+    options of every training run (``tinyalgo.runs.options.TrainingOptions``: task,
+    controller, units, seed, budget, ...) and the target."""
 
-    rng: dict
-    curriculum: dict
-    chars: int = 0
-    updates: int = 0
-    seconds: float = 0.0
-    penalty_on: bool = False
-    val_char_accuracy: float = 0.0
-    solved_at: dict = None
-    confirmed_at: dict = None
-    confirm_streak: int = 0       # tests at confirm_length passed in a row
-    passed_at: dict = None        # the first test at confirm_length that passed
-    best: dict = None             # the best test at confirm_length so far (its model: QTrainer.best_params)
-    restored_best: dict = None    # set if the run ended with that model instead of its last one
-    done: bool = False
-    evaluations: list = field(default_factory=list)
+    target: int = option(1000, "supervised: stop once this complexity is solved (paper: 1000)", minimum=1)

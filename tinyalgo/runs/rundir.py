@@ -17,9 +17,10 @@ try:
 except ImportError:                       # no POSIX locks (Windows): ``held`` holds nothing
     fcntl = None
 
-from tinyalgo.checkpoint import load_checkpoint, save_checkpoint
+from tinyalgo.runs.checkpoint import load_checkpoint, save_checkpoint
 from tinyalgo.controller import Controller
-from tinyalgo.qconfig import QConfig, RunState
+from tinyalgo.qtraining import RunState
+from tinyalgo.runs.config import QConfig
 from tinyalgo.qtraining import QTrainer
 
 SAVE_EVERY_SECONDS = 30.0
@@ -81,6 +82,7 @@ def resume_run(out: str, log=print, budget: int = None, threads: int = None) -> 
     changes = {name: value for name, value in (("budget", budget), ("threads", threads)) if value is not None}
     cfg = QConfig.from_saved({**extra["config"], **changes})
     state = RunState(**extra["run"])
+    controller.reference = cfg.reference             # the saved run's path
     trainer = QTrainer(cfg, controller=controller, state=state, log=log)
     if state.best is not None:
         if os.path.exists(best_path(out)):

@@ -1,5 +1,7 @@
-"""The environment's per-lane state, in two arrays so that starting new
-instances in k lanes is two assignments.
+"""The lanes: the state of B environments side by side, each running its own
+stream of episodes (the environment's batch, paper section 2 run B times at
+once).  It is kept in two arrays so that starting new instances in k lanes is
+two assignments.
 
 ``ints`` int64 (F, B) holds every per-lane integer, one row per field
 (``FIELDS``), lane b in column b; ``bytes`` int8 (B, W) holds, per lane, its
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tinyalgo.board import board_hash
-from tinyalgo.instances import Instances
+from tinyalgo.tasks.instances import Instances
 from tinyalgo.interfaces import InputGrid, OutputTape
 
 OBS_FIELDS = ("read", "prev_written", "explored", "prev_move", "prev_write")

@@ -13,7 +13,7 @@ import numpy as np
 
 from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.environment import Environment
-from tinyalgo.fileio import atomic_write_bytes
+from tinyalgo.runs.fileio import atomic_write_bytes
 
 FORMAT_VERSION = 1
 

@@ -8,8 +8,8 @@ first marker is a cell of its own.  The notebook is nbformat 4.5 JSON written
 directly (no Jupyter package needed), without outputs: the same bytes for the
 same script.
 
-    python -m tinyalgo.notebook tutorials/           # write tutorials/*.ipynb, each from its NN_*.py
-    python -m tinyalgo.notebook --check tutorials/   # exit status 1 if a notebook differs from its script
+    python -m tinyalgo.assignments.notebook tutorials/           # write tutorials/*.ipynb, each from its NN_*.py
+    python -m tinyalgo.assignments.notebook --check tutorials/   # exit status 1 if a notebook differs from its script
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import json
 import pathlib
 import sys
 
-from tinyalgo.fileio import atomic_write_bytes
+from tinyalgo.runs.fileio import atomic_write_bytes
 
 CODE, MARKDOWN = "# %%", "# %% [markdown]"
 METADATA = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
@@ -102,7 +102,7 @@ def write_notebooks(folder) -> list:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tinyalgo.notebook",
+    parser = argparse.ArgumentParser(prog="python -m tinyalgo.assignments.notebook",
                                      description="Write each NN_*.py tutorial of FOLDER as NN_*.ipynb.")
     parser.add_argument("folder", help="the folder of the tutorial scripts (e.g. tutorials/)")
     parser.add_argument("--check", action="store_true",

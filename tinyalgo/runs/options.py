@@ -21,6 +21,7 @@ import math
 import os
 from dataclasses import dataclass, field, fields
 
+from tinyalgo.controller import REFERENCE
 from tinyalgo.tasks import TASKS
 
 DEFAULT_THREADS = 2 if (os.cpu_count() or 1) >= 2 else 1
@@ -263,4 +264,4 @@ class TrainingOptions(Options):
     threads: int = option(1, "2: backprop-through-time hands its weight gradients to a helper thread on a second"
                              " core; 1: one core", choices=(1, 2), cli_default=DEFAULT_THREADS,
                           default_text="2 on a multi-core machine, else 1")
-    reference: bool = option(False, REFERENCE_HELP, sweep=True)
+    reference: bool = option(REFERENCE, REFERENCE_HELP, sweep=True)

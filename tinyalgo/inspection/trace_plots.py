@@ -1,5 +1,5 @@
-"""Pictures of a ``tinyalgo.trace.Trace`` (matplotlib, each on a
-``tinyalgo.figure.Figure``: no backend needed, none switched): the head's
+"""Pictures of a ``tinyalgo.inspection.trace.Trace`` (matplotlib, each on a
+``tinyalgo.inspection.figure.Figure``: no backend needed, none switched): the head's
 trajectory over the input grid, as in the paper's Appendix A (Figure "three
 different solutions to the addition task"), and a timeline of the actions
 taken and the Q-values of every joint action.
@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from tinyalgo.figure import Figure
-from tinyalgo.fileio import atomic_savefig
-from tinyalgo.render import action_name
+from tinyalgo.inspection.figure import Figure
+from tinyalgo.runs.fileio import atomic_savefig
+from tinyalgo.inspection.render import action_name
 
 MOVE_DELTAS = ((-1, 0), (1, 0), (0, 1), (0, -1))          # left, right, down (y + 1), up (y - 1)
 SHIFT = 0.14                                               # how far arrows sit from the cell centre line

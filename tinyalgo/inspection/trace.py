@@ -27,7 +27,7 @@ text            the step's text frame (``render.render_lane`` and the lines abov
 ==============  ==========================================================
 
 The ``Trace`` keeps the steps, the instance's board around the start (for
-the trajectory pictures of ``tinyalgo.trace_plots``) and how the episode
+the trajectory pictures of ``tinyalgo.inspection.trace_plots``) and how the episode
 ended.
 """
 from __future__ import annotations
@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tinyalgo.environment import END_REASONS, Environment
-from tinyalgo.render import action_name, render_lane
+from tinyalgo.inspection.render import action_name, render_lane
 
 
 @dataclass
