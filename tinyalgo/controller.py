@@ -32,6 +32,7 @@ import numpy as np
 
 from tinyalgo import bptt
 from tinyalgo.controller_config import ControllerConfig, init_params
+from tinyalgo.host.memory import check_memory
 from tinyalgo.cores import STATE_ARRAYS, gru_step_backward, gru_step_forward, lstm_step_backward, lstm_step_forward
 from tinyalgo.layers import (affine_backward, affine_forward, log_softmax_backward, log_softmax_forward,
                              onehot_affine_backward, onehot_affine_forward, tanh_backward, tanh_forward)
@@ -43,7 +44,19 @@ REFERENCE = False
 SPEED = {}
 THREADS = (1, 2)
 
+CACHE_ARRAYS = {"ff": 0, "gru": 12, "lstm": 16}   # arrays of ``units`` numbers a step caches per core layer
+PARAM_COPIES = 4                  # parameters, gradients, a boundary copy and the best model's
+
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}   # obs viewed as unsigned: negatives are huge
+
+
+def memory_bytes(units: int, layers: int, core: str, batch: int = 0, steps: int = 0, itemsize: int = 8) -> int:
+    """An upper bound of a controller's memory: its parameters (x
+    ``PARAM_COPIES``) and a rollout's caches of ``batch`` lanes x ``steps``."""
+    per_layer = {"ff": 0, "gru": 3, "lstm": 4}[core] * 2 * units * units
+    params = (per_layer * layers + units * units + 64 * units) * itemsize
+    caches = batch * steps * units * (CACHE_ARRAYS[core] * max(layers, 1) + 6) * itemsize
+    return PARAM_COPIES * params + caches
 
 
 class StepCache(NamedTuple):
@@ -81,6 +94,9 @@ class Controller:
             raise ValueError(f"config must be a ControllerConfig; got {type(config).__name__}")
         if params is not None:
             check_params(config, params)
+        else:
+            check_memory([(memory_bytes(config.units, config.layers, config.core, itemsize=np.dtype(config.dtype).itemsize),
+                           f"units {config.units}", f"the parameters of {config.layers} {config.core} layer(s)")])
         self.config, self.reference, self.threads = config, bool(reference), 1
         if params is None:
             params = init_params(config, rng if rng is not None else np.random.default_rng())

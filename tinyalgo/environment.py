@@ -35,6 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from tinyalgo.curriculum import FixedComplexity
+from tinyalgo.host.memory import check_memory
 from tinyalgo.tasks.instances import Instances, concatenate
 from tinyalgo.interfaces import InputGrid, InputTape, OutputTape
 from tinyalgo.lanes import Lanes, Packed, pool_size
@@ -42,8 +43,17 @@ from tinyalgo.rewards import REWARDS, write_rewards
 from tinyalgo.tasks import Task, make_task
 
 RUNNING, ALL_WRITTEN, WRONG_WRITE, TIMEOUT = 0, 1, 2, 3
+BYTES_PER_CELL = 100          # drawing instances: 40-70 bytes per complexity unit of a pooled instance (measured)
+LANE_BYTES = 256              # per lane: its fields (lanes.py), the step's temporaries
 _INT64 = np.dtype(np.int64)
 END_REASONS = ("running", "all written", "wrong write", "timeout")
+
+
+def memory_bytes(batch: int, complexity: int, rows: int = 3) -> int:
+    """An upper bound of the memory of ``batch`` lanes drawing instances of up
+    to ``complexity``: the pool of drawn instances (``lanes.pool_size``) at
+    ``BYTES_PER_CELL`` per complexity unit, and ``LANE_BYTES`` per lane."""
+    return pool_size(batch, batch, complexity, rows) * complexity * BYTES_PER_CELL + batch * LANE_BYTES
 
 
 class StepResult(NamedTuple):
@@ -86,6 +96,7 @@ class Environment:
             raise ValueError(f"batch_size must be an integer of at least 1; got {batch_size!r}")
         if reward not in REWARDS:
             raise ValueError(f"unknown reward {reward!r}; allowed: {', '.join(REWARDS)}")
+        check_memory([(memory_bytes(int(batch_size), 1, task.rows), f"batch_size {batch_size}", "its lanes")])
         self.task, self.vocab, self.reward_kind = task, task.vocab, reward
         self.batch = B = int(batch_size)
         interface = InputTape if task.interface == "tape" else InputGrid
@@ -123,6 +134,9 @@ class Environment:
         elif not hasattr(complexity, "draw"):
             raise ValueError(f"complexity must be an integer of at least {self.task.min_complexity}"
                              f" or a sampler with draw(rng, k); got {complexity!r}")
+        longest = int(getattr(complexity, "c", getattr(complexity, "hi", 0)))
+        check_memory([(memory_bytes(self.batch, longest, self.task.rows), f"complexity {longest}",
+                       f"drawing instances for {self.batch} lanes")])
         self.sampler = complexity
         self._pool, self._pool_pos, self._pool_size = None, 0, 0
 

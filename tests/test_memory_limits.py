@@ -1,0 +1,73 @@
+"""Every size goes through one estimate (tinyalgo.host.memory) compared with
+what this process can get: the memory available, what RLIMIT_AS leaves it,
+its cgroup's limit.  Requests beyond it are refused before any work with one
+line naming the size, in the API and on the command line; under a low
+RLIMIT_AS the refusal comes from the address-space limit, not the machine's."""
+import resource
+import subprocess
+import sys
+
+import pytest
+
+from tinyalgo.controller import Controller, ControllerConfig
+from tinyalgo.environment import Environment
+from tinyalgo.host.memory import MemoryRequestError, available, check_memory
+
+GiB = 2 ** 30
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda: Environment("copy", batch_size=10 ** 10), "batch_size 10000000000 needs about"),
+    (lambda: Environment("walk", complexity=10 ** 12), "complexity 1000000000000 needs about"),
+    (lambda: Environment("copy").set_complexity(10 ** 11), "complexity 100000000000 needs about"),
+    (lambda: Controller(ControllerConfig((5, 5, 2, 3, 3), n_actions=4, n_symbols=5, units=10 ** 6)),
+     "units 1000000 needs about"),
+])
+def test_a_constructor_refuses_a_size_beyond_what_the_process_can_get(make, message):
+    with pytest.raises(MemoryRequestError, match=message) as err:
+        make()
+    assert "\n" not in str(err.value) and "choose a smaller value" in str(err.value)
+
+
+def test_the_check_names_the_largest_part_and_the_limit():
+    with pytest.raises(MemoryRequestError) as err:
+        check_memory([(3 * GiB, "--units 9", "parameters"), (GiB, "--batch 2", "lanes")], limit=(2 * GiB, "the test's"))
+    assert str(err.value) == ("--units 9 needs about 4.0 GiB of memory (parameters: 3.0 GiB), more than the test's"
+                              " (2.0 GiB); choose a smaller value")
+    check_memory([(GiB, "--units 9", "parameters")], limit=(2 * GiB, "the test's"))       # fits: no error
+
+
+LIMITED = r"""
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (3 * 2 ** 30, 3 * 2 ** 30))
+from tinyalgo.host.memory import available
+print(*available(), sep="|")
+"""
+
+
+def limited_run(argv, limit=3 * GiB):
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60, preexec_fn=cap)
+
+
+def test_rlimit_as_is_the_limit_when_it_is_the_least():
+    run = subprocess.run([sys.executable, "-c", LIMITED], capture_output=True, text=True, timeout=60)
+    size, reason = run.stdout.strip().split("|")
+    assert reason == "the address space RLIMIT_AS leaves this process" and 0 < int(size) < 3 * GiB
+    assert available()[0] > 0
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["train", "--units", "12000", "--budget", "1000"], "--units 12000 needs about"),
+    (["evaluate", "--help"], None),
+])
+def test_a_command_under_a_low_rlimit_as_refuses_before_any_work(argv, message, tmp_path):
+    run = limited_run([sys.executable, "-m", "tinyalgo"] + argv + (["--out", str(tmp_path / "r")] if message else []))
+    if message is None:
+        assert run.returncode == 0, run.stderr
+        return
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2 and len(lines) == 1 and message in lines[0], run.stderr
+    assert "RLIMIT_AS" in lines[0] and "Traceback" not in run.stderr
+    assert not (tmp_path / "r").exists()

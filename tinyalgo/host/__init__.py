@@ -1,0 +1,2 @@
+"""What the process gets from its host, below everything else: the memory it
+can still allocate (``memory``)."""
