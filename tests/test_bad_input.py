@@ -164,10 +164,12 @@ def obs(batch=3):
 
 
 STEPS = [
-    (lambda c: c.step(obs(3), c.initial_state(4)), r"must hold float arrays of shape \(3, 8\) \(lanes, units\);"
-                                                    r" got shape \(4, 8\)"),
-    (lambda c: c.step(obs(3), gru(units=9).initial_state(3)), r"shape \(3, 8\) \(lanes, units\); got shape \(3, 9\)"),
-    (lambda c: c.step(obs(3), [(c.initial_state(3)[0][0].astype(np.int64),)]), r"float arrays .* of int64"),
+    (lambda c: c.step(obs(3), c.initial_state(4)), r"must hold float64 arrays of shape \(3, 8\) \(lanes, units\),"
+                                                    r" the controller's dtype; got shape \(4, 8\)"),
+    (lambda c: c.step(obs(3), gru(units=9).initial_state(3)), r"shape \(3, 8\) \(lanes, units\), the controller's dtype; got shape \(3, 9\)"),
+    (lambda c: c.step(obs(3), [(c.initial_state(3)[0][0].astype(np.int64),)]), r"float64 arrays .* of int64"),
+    (lambda c: c.step(obs(3), [(c.initial_state(3)[0][0].astype(np.float32),)]),
+     r"must hold float64 arrays of shape \(3, 8\) \(lanes, units\), the controller's dtype; got shape \(3, 8\) of float32"),
     (lambda c: c.step(obs(3), [(np.zeros((3, 8)).tolist(),)]), "got list"),
     (lambda c: c.step(obs(3), gru(core="lstm").initial_state(3)), r"tuple of 1 array\(s\) for a GRU core \(h\); got"
                                                                     r" tuple of 2"),

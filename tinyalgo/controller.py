@@ -98,6 +98,7 @@ class Controller:
             check_memory([(memory_bytes(config.units, config.layers, config.core, itemsize=np.dtype(config.dtype).itemsize),
                            f"units {config.units}", f"the parameters of {config.layers} {config.core} layer(s)")])
         self.config, self.reference, self.threads = config, bool(reference), 1
+        self.task = None              # (task name, base) it was trained on, where known (make_controller, checkpoints)
         if params is None:
             params = init_params(config, rng if rng is not None else np.random.default_rng())
         self.params = params
@@ -117,6 +118,20 @@ class Controller:
     @property
     def dtype(self):
         return self.params["q.w"].dtype
+
+    def check_environment(self, env) -> None:
+        """A ValueError unless this controller can act in ``env``: the same
+        observation fields, actions and symbols, and, where known, the task
+        and base it was trained on."""
+        c = self.config
+        want = dict(obs_sizes=tuple(env.obs_sizes), n_actions=env.n_actions, n_symbols=env.vocab.size)
+        for name, value in want.items():
+            if tuple(np.atleast_1d(getattr(c, name))) != tuple(np.atleast_1d(value)):
+                raise ValueError(f"the controller has {name} {getattr(c, name)}; {env.task.name} in base"
+                                 f" {env.task.base} needs {value}")
+        if self.task is not None and self.task != (env.task.name, env.task.base):
+            raise ValueError(f"the controller was trained on {self.task[0]} in base {self.task[1]}; the environment"
+                             f" is {env.task.name} in base {env.task.base}")
 
     def initial_state(self, batch: int) -> list:
         """Zero state: per layer (h,) for GRU, (h, c) for LSTM; [] for FF."""
@@ -154,10 +169,10 @@ class Controller:
                                  f" ({'h' if n == 1 else 'h, c'}); got {type(arrays).__name__}"
                                  f"{' of ' + str(len(arrays)) if isinstance(arrays, (list, tuple)) else ''}")
             for a in arrays:
-                if not isinstance(a, np.ndarray) or a.shape != (batch, H) or a.dtype.kind != "f":
+                if not isinstance(a, np.ndarray) or a.shape != (batch, H) or a.dtype != self.dtype:
                     got = f"shape {a.shape} of {a.dtype}" if isinstance(a, np.ndarray) else type(a).__name__
-                    raise ValueError(f"state of layer {layer} must hold float arrays of shape ({batch}, {H})"
-                                     f" (lanes, units); got {got}")
+                    raise ValueError(f"state of layer {layer} must hold {self.dtype} arrays of shape ({batch}, {H})"
+                                     f" (lanes, units), the controller's dtype; got {got}")
 
     def layers(self) -> list:
         """Per core layer, its parameters by short name ({wx, bx, wh, ...}), views of ``params``."""
@@ -300,4 +315,6 @@ def make_controller(env, cfg, seed: int) -> Controller:
     as the run's configuration ``cfg`` says (controller, units, layers,
     dtype, reference), its parameters drawn with ``seed``."""
     config = ControllerConfig.for_environment(env, cfg.controller, cfg.units, cfg.layers, cfg.dtype)
-    return Controller(config, rng=np.random.default_rng(seed), reference=cfg.reference)
+    controller = Controller(config, rng=np.random.default_rng(seed), reference=cfg.reference)
+    controller.task = (env.task.name, env.task.base)
+    return controller

@@ -56,6 +56,13 @@ def memory_bytes(batch: int, complexity: int, rows: int = 3) -> int:
     return pool_size(batch, batch, complexity, rows) * complexity * BYTES_PER_CELL + batch * LANE_BYTES
 
 
+def check_seed(seed):
+    """``seed`` if it is None or an integer >= 0 (what ``numpy.random.default_rng`` takes); a ValueError otherwise."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"seed must be None or an integer of at least 0; got {seed!r}")
+    return seed
+
+
 class StepResult(NamedTuple):
     """What ``Environment.step`` returns; every array has shape (B,).
 
@@ -96,6 +103,7 @@ class Environment:
             raise ValueError(f"batch_size must be an integer of at least 1; got {batch_size!r}")
         if reward not in REWARDS:
             raise ValueError(f"unknown reward {reward!r}; allowed: {', '.join(REWARDS)}")
+        check_seed(seed)
         check_memory([(memory_bytes(int(batch_size), 1, task.rows), f"batch_size {batch_size}", "its lanes")])
         self.task, self.vocab, self.reward_kind = task, task.vocab, reward
         self.batch = B = int(batch_size)
@@ -143,7 +151,7 @@ class Environment:
     def reset(self, seed=None) -> np.ndarray:
         """New instances in every lane; returns the first observation (B, 5)."""
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
+            self.rng = np.random.default_rng(check_seed(seed))
             self._pool, self._pool_pos, self._pool_size = None, 0, 0
         self._start(*self._draw(self.batch), self._all)
         return self.observe()

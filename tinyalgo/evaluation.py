@@ -19,6 +19,13 @@ class GreedyAgent:
     def __init__(self, controller):
         self.controller = controller
 
+    def check_environment(self, env: Environment) -> None:
+        """A ValueError unless the controller can act in ``env`` (``Controller.check_environment``;
+        a stand-in without that check is trusted)."""
+        check = getattr(self.controller, "check_environment", None)
+        if check is not None:
+            check(env)
+
     def start(self, batch: int) -> None:
         """A new evaluation: the parameters are frozen for its duration."""
         self.model = self.controller.frozen()
@@ -70,6 +77,8 @@ def run_instances(agent, env: Environment) -> dict:
     Returns per-lane arrays (B,): solved, n_correct, n_outputs, reason (the
     environment's end reason), and steps (time steps run)."""
     B = env.batch
+    if hasattr(agent, "check_environment"):       # an agent of another task, base or layout is refused
+        agent.check_environment(env)
     agent.start(B)
     obs = env.observe()
     reset = np.ones(B, dtype=bool)

@@ -84,7 +84,11 @@ def load_checkpoint(path, task: str = None, base: int = None):
     extra = header.get("extra", {})
     if task is not None or base is not None:
         check_task(fail, config, extra.get("config", {}) if isinstance(extra, dict) else {}, task, base)
-    return Controller(config, params={k: params[k] for k in expected}), extra
+    controller = Controller(config, params={k: params[k] for k in expected})
+    saved = extra.get("config", {}) if isinstance(extra, dict) else {}
+    if isinstance(saved, dict) and isinstance(saved.get("task"), str):
+        controller.task = (saved["task"], saved.get("base", 10))
+    return controller, extra
 
 
 def check_task(fail, config: ControllerConfig, saved: dict, task: str, base: int) -> None:
