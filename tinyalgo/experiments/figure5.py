@@ -13,12 +13,11 @@ columns can be reused); each run's final model (``runs/<name>/checkpoint.npz``)
 is then tested at every complexity, and the results are kept in
 ``runs/<name>/figure5.json``, so a rerun tests only what is missing, and
 ``--summarize`` rebuilds the figure from the logs and tests alone (no model
-needed).
+needed), loose or packed into ``runs.jsonl.gz`` (``tinyalgo.experiments.runlogs``).
 """
 from __future__ import annotations
 
 import functools
-import json
 import os
 
 import numpy as np
@@ -26,6 +25,7 @@ import numpy as np
 from tinyalgo.runs.checkpoint import load_checkpoint
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 from tinyalgo.experiments.figure3 import COMPLEXITIES, plot_accuracy
+from tinyalgo.experiments.runlogs import run_file
 from tinyalgo.experiments.table1 import run_sweep, run_table1_job, table1_jobs
 from tinyalgo.experiments.table1_report import (TABLE1_COLUMNS, TABLE1_ROWS, columns_text, common_runs,
                                                 option_notes, results_csv, row_run_name, runs_note, runs_text,
@@ -61,7 +61,7 @@ def accuracy_curve(job, complexities, instances: int) -> list:
     if not all(c in saved for c in complexities):
         if not os.path.exists(checkpoint_path(job.folder)):
             raise ValueError(f"{checkpoint_path(job.folder)} is missing: the run's final model cannot be tested"
-                             f" (delete runs/{job.name}.json to train the run again)")
+                             " (a sweep with another --out trains the run again)")
         with held(job.folder):                                 # another sweep may be testing it
             saved = add_tests(job, complexities, instances)
     return [saved[c] for c in sorted(complexities)]
@@ -90,13 +90,10 @@ def add_tests(job, complexities, instances: int) -> dict:
 
 
 def saved_tests(folder, instances: int) -> dict:
-    """{complexity: test} of the final model in run folder ``folder`` (its ``figure5.json``), for tests of
-    ``instances`` instances; empty if it was never tested."""
-    path = os.path.join(folder, RESULTS)
-    if not os.path.exists(path):
-        return {}
-    with open(path) as f:
-        return {r["complexity"]: r for r in json.load(f) if r["instances"] == instances}
+    """{complexity: test} of the final model in run folder ``folder`` (its ``figure5.json``, loose or packed
+    with the run: ``tinyalgo.experiments.runlogs``), for tests of ``instances`` instances; empty if it was
+    never tested."""
+    return {r["complexity"]: r for r in run_file(folder, RESULTS) or [] if r["instances"] == instances}
 
 
 def run_figure5_job(job, complexities=COMPLEXITIES, instances: int = 50) -> dict:
@@ -221,7 +218,7 @@ def run_figure5(tasks, seeds, budget, out_dir, options, command, complexities=CO
 
 def summarize_figure5(out_dir, command, complexities=COMPLEXITIES, instances=50, log=print) -> str:
     """Rebuild the figure and the table from the run logs (``runs/<name>.json``) and the final models' tests
-    (``runs/<name>/figure5.json``) in ``out_dir``, training and testing nothing; a run whose model has no
+    (``runs/<name>/figure5.json``) in ``out_dir``, loose or packed, training and testing nothing; a run whose model has no
     test at one of ``complexities`` is left out, and named.  The table's text."""
     rows, untested = [], []
     for row in summarize_directory(out_dir):

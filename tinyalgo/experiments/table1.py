@@ -12,12 +12,12 @@ from its last saved segment boundary.
 """
 from __future__ import annotations
 
-import json
 import os
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, fields
 
 from tinyalgo.runs.checkpoint import load_checkpoint
+from tinyalgo.experiments.runlogs import log_source, run_log
 from tinyalgo.experiments.table1_report import (BASE_DEFAULT, REWARD_DEFAULT, TABLE1_COLUMNS, TABLE1_ROWS, row_key,
                                                 run_name, summarize_run)
 from tinyalgo.runs.fileio import atomic_write_json
@@ -105,7 +105,8 @@ def run_table1_job(job: Job) -> dict:
 
     With an ``out_dir`` the run can be stopped and run again: its log
     ``runs/<name>.json`` (``Job.name``) is written once it is finished (a
-    finished run is not trained again), and until then its checkpoint is saved
+    finished run, its log loose or packed in ``runs.jsonl.gz``, is not trained
+    again: ``tinyalgo.experiments.runlogs``), and until then its checkpoint is saved
     to ``runs/<name>/`` at segment boundaries, every
     ``SAVE_EVERY_SECONDS`` as ``tinyalgo train`` does, and a new call continues
     from it (exactly as if the run had never stopped).  While it trains, the run
@@ -115,16 +116,16 @@ def run_table1_job(job: Job) -> dict:
     if not job.out_dir:
         return summarize_run(job.task, job.column, job.seed, train_job(job, cfg))
     done = job.folder + ".json"
-    if not os.path.exists(done):
+    report = run_log(job.folder)                                    # finished: its log, loose or packed
+    if report is None:
         saved = checkpoint_path(job.folder)
         if os.path.exists(saved):                                   # a run of other options: refused before waiting
             same_config(cfg, load_checkpoint(saved)[1]["config"], saved)
         with held(job.folder):                                      # another sweep may be training it
             if not os.path.exists(done):
                 atomic_write_json(done, train_job(job, cfg))
-    with open(done) as f:
-        report = json.load(f)
-    same_config(cfg, report["config"], done)
+        report = run_log(job.folder)
+    same_config(cfg, report["config"], log_source(job.folder))
     return summarize_run(job.task, job.column, job.seed, report)
 
 

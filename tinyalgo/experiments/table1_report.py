@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 import re
 
+from tinyalgo.experiments.runlogs import run_logs
 from tinyalgo.runs.fileio import atomic_write_bytes
 from tinyalgo.runs.options import flag, sweep_options
 from tinyalgo.runs.config import QConfig
@@ -105,15 +105,9 @@ def json_level(report) -> int:
 
 
 def summarize_directory(out_dir) -> list:
-    """Rows of every run log ``runs/<run_name>.json`` in ``out_dir`` (base and reward: from its config)."""
-    rows = []
-    folder = os.path.join(out_dir, "runs")
-    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
-        if not name.endswith(".json"):
-            continue
-        task, column, seed = parse_run_name(name[:-5])
-        with open(os.path.join(folder, name)) as f:
-            rows.append(summarize_run(task, column, seed, json.load(f)))
+    """Rows of every finished run of ``out_dir``: its logs ``runs/<run_name>.json`` and those packed in
+    ``runs.jsonl.gz`` (``tinyalgo.experiments.runlogs``; base and reward: from each run's config)."""
+    rows = [summarize_run(*parse_run_name(name), report) for name, report in run_logs(out_dir).items()]
     return sorted(rows, key=row_key)
 
 
