@@ -37,8 +37,11 @@ from tinyalgo.assignments import registry
 from tinyalgo.assignments.sandbox import check_pytest, run_tests
 from tinyalgo.assignments.screen import screen, wrap
 from tinyalgo.assignments.stubs import find_function
+from tinyalgo.runs.schema import Field, check
 
 SUPPORT = ("conftest.py", "grading.py")
+# points.json: {assignment: {test: points}}
+POINTS = {name: Field("dict", items=Field("number", minimum=0), required=False) for name in registry.ASSIGNMENTS}
 
 
 def instructor_tests(tests) -> dict:
@@ -53,11 +56,14 @@ def instructor_tests(tests) -> dict:
     if missing:
         raise ValueError(f"--tests {tests}: not an instructor's tests folder written by 'assignment make' (missing"
                          f" {', '.join(missing)}); give <out>-instructor/tests")
-    try:
-        points = json.loads(need[0].read_text(encoding="utf-8"))
-        manifest = json.loads(need[1].read_text(encoding="utf-8"))
-    except ValueError as err:
-        raise ValueError(f"--tests {tests}: points.json or manifest.json is not valid JSON ({err})") from None
+    read = {}
+    for path, schema in zip(need[:2], (POINTS, manifests.SCHEMA)):
+        try:
+            read[path.name] = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as err:
+            raise ValueError(f"--tests {tests}: {path.name} is not valid JSON ({err})") from None
+        check(read[path.name], schema, f"--tests {tests}: {path.name}")
+    points, manifest = read["points.json"], read["manifest.json"]
     unknown = [a for a in points if a not in registry.ASSIGNMENTS]
     if unknown or manifest.get("format") != manifests.FORMAT or set(manifest.get("assignments", [])) != set(points):
         raise ValueError(f"--tests {tests}: points.json and manifest.json do not describe the same known assignments"

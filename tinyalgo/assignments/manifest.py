@@ -27,8 +27,14 @@ import hashlib
 import pathlib
 
 from tinyalgo.assignments.stubs import find_function
+from tinyalgo.runs.schema import Field
 
 FORMAT = 1
+# manifest.json: what ``build`` writes
+SCHEMA = {"format": Field("int", choices=(FORMAT,)), "assignments": Field("list", items=Field("str")),
+          "files": Field("dict", items=Field("str")),
+          "stubs": Field("dict", items=Field("list", items=Field("dict", schema={
+              "assignment": Field("str"), "qualname": Field("str"), "line": Field("int", minimum=1)})))}
 IGNORED_DIRS = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints", ".git", ".hg", ".svn", "build", "dist",
                 ".mypy_cache", ".ruff_cache", "__MACOSX", ".idea", ".vscode"}
 LOADED_NAMES = {"sitecustomize.py", "usercustomize.py", "conftest.py", "pytest.ini", ".pytest.ini", "tox.ini",

@@ -13,9 +13,34 @@ import numpy as np
 
 from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.environment import Environment
+from tinyalgo.qtraining import RunState
+from tinyalgo.runs.config import QConfig, SupervisedConfig
 from tinyalgo.runs.fileio import atomic_write_bytes
+from tinyalgo.runs.schema import Field, FileFormatError, check, dataclass_schema, options_schema
 
 FORMAT_VERSION = 1
+
+
+# The header's schema; a run's ``extra`` holds its mode, its configuration (the options of that mode's
+# config class) and, for Q-learning, where the run stands (RunState); other entries are free.  A run's best
+# tested model (best.npz) has the mode "qlearning-best".
+HEADER = {"format": Field("str", choices=("tinyalgo-checkpoint",)), "version": Field("int"),
+          "config": Field("dict"), "extra": Field("dict")}
+RUN_CONFIGS = {"qlearning": QConfig, "qlearning-best": QConfig, "supervised": SupervisedConfig}
+
+
+def check_header(header, where: str) -> None:
+    """A FileFormatError unless ``header`` follows ``HEADER`` and its run's
+    configuration and state follow theirs (see ``tinyalgo.runs.schema``)."""
+    check(header, HEADER, where)
+    extra = header["extra"]
+    check(extra, {"mode": Field("str", choices=tuple(RUN_CONFIGS), required=False)}, where, "extra",
+          extra_fields=True)
+    mode = extra.get("mode")
+    if mode and "config" in extra:
+        check(extra["config"], options_schema(RUN_CONFIGS[mode]), where, "extra.config")
+    if mode == "qlearning" and "run" in extra:
+        check(extra["run"], dataclass_schema(RunState), where, "extra.run")
 
 
 class CheckpointError(ValueError):
@@ -63,6 +88,10 @@ def load_checkpoint(path, task: str = None, base: int = None):
         fail("not a tinyalgo checkpoint")
     if header.get("version") != FORMAT_VERSION:
         fail(f"format version {header.get('version')!r}, this tinyalgo reads version {FORMAT_VERSION}")
+    try:
+        check_header(header, f"checkpoint {path}")
+    except FileFormatError as err:
+        raise CheckpointError(str(err)) from None
     try:
         config = ControllerConfig(**header["config"])
     except (KeyError, TypeError, ValueError) as err:

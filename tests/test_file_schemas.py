@@ -1,0 +1,130 @@
+"""Files read back are checked against their format's schema (tinyalgo.runs.schema)
+before a value is used: a hand-edited checkpoint header, run configuration or
+run state, points.json or manifest.json gives one error naming the file, the
+field, what was found and what is allowed; on the command line one line, exit
+2, no traceback, nothing trained or graded."""
+import io
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tinyalgo.cli import main
+from tinyalgo.runs.checkpoint import CheckpointError, load_checkpoint
+from tinyalgo.runs.schema import Field, FileFormatError, check, dataclass_schema, options_schema
+from tinyalgo.qtraining import RunState
+from tinyalgo.runs.config import QConfig
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "r"
+    assert main(["train", "--task", "copy", "--units", "8", "--budget", "3000", "--confirm-length", "0",
+                 "--threads", "1", "--out", str(out)]) == 0
+    return out
+
+
+def edit_header(src, dst, change):
+    """A copy of the checkpoint ``src`` at ``dst`` whose JSON header went through ``change(header)``."""
+    arrays = dict(np.load(src, allow_pickle=False))
+    header = json.loads(str(arrays["__header__"]))
+    change(header)
+    arrays["__header__"] = np.array(json.dumps(header))
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    dst.write_bytes(buffer.getvalue())
+
+
+def set_in(path, value):
+    def change(header):
+        node = header
+        for key in path[:-1]:
+            node = node[key]
+        if value is DELETE:
+            del node[path[-1]]
+        else:
+            node[path[-1]] = value
+    return change
+
+
+DELETE = object()
+EDITS = [
+    (("extra", "run", "chars"), -5, "field extra.run.chars: found -5; allowed: an integer of at least 0"),
+    (("extra", "run", "updates"), "12", "field extra.run.updates: found '12'; allowed: an integer of at least 0"),
+    (("extra", "run", "wobble"), 1, "field extra.run.wobble is not part of this format"),
+    (("extra", "run", "rng"), DELETE, "field extra.run.rng is missing; allowed: an object"),
+    (("extra", "config", "task"), 123, "field extra.config.task: found 123; allowed: one of 'copy'"),
+    (("extra", "config", "units"), 0, "field extra.config.units: found 0; allowed: an integer of at least 1"),
+    (("extra", "config", "discount"), "0.5", "field extra.config.discount: found '0.5'; allowed: one of 'dynamic'"),
+    (("extra", "mode"), "sorting", "field extra.mode: found 'sorting'; allowed: one of 'qlearning'"),
+    (("extra",), [1, 2], "field extra: found [1, 2]; allowed: an object"),
+    (("format",), "zip", "not a tinyalgo checkpoint"),
+]
+
+
+@pytest.mark.parametrize("path,value,message", EDITS, ids=[".".join(p) for p, _, _ in EDITS])
+def test_a_hand_edited_checkpoint_names_its_file_and_field(run_dir, tmp_path, path, value, message):
+    edited = tmp_path / "checkpoint.npz"
+    edit_header(run_dir / "checkpoint.npz", edited, set_in(path, value))
+    with pytest.raises(CheckpointError) as err:
+        load_checkpoint(edited)
+    assert str(err.value).startswith(f"checkpoint {edited}: ") and message in str(err.value)
+
+
+def test_resuming_a_hand_edited_run_is_one_line_and_trains_nothing(run_dir, tmp_path):
+    out = tmp_path / "r"
+    out.mkdir()
+    for name in ("checkpoint.npz",):
+        edit_header(run_dir / name, out / name, set_in(("extra", "run", "chars"), -5))
+    before = sorted(p.name for p in out.iterdir())
+    run = subprocess.run([sys.executable, "-m", "tinyalgo", "train", "--resume", "--out", str(out)],
+                         capture_output=True, text=True, timeout=120)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2 and len(lines) == 1 and "Traceback" not in run.stderr, run.stderr
+    assert "field extra.run.chars: found -5; allowed: an integer of at least 0" in lines[0]
+    assert sorted(p.name for p in out.iterdir()) == before
+
+
+def test_the_schemas_follow_the_declarations():
+    """A new option or RunState field is checked without being listed: the schemas are derived."""
+    schema = options_schema(QConfig)
+    assert schema["greedy_lanes"] == Field("int", minimum=0, required=False)      # its maximum depends on batch
+    assert schema["gamma"].minimum == 0.0 and schema["gamma"].maximum == 1.0
+    assert schema["discount"].choices == ("dynamic", "1", "0.99", "0.95")
+    assert set(dataclass_schema(RunState)) == set(RunState.__dataclass_fields__)
+    check({"rng": {}, "curriculum": {}}, dataclass_schema(RunState), "x")           # the rest has defaults
+    with pytest.raises(FileFormatError, match="x: field seconds: found nan; allowed: a finite number of at least 0"):
+        check({"rng": {}, "curriculum": {}, "seconds": float("nan")}, dataclass_schema(RunState), "x")
+
+
+@pytest.fixture(scope="module")
+def instructor(tmp_path_factory):
+    out = tmp_path_factory.mktemp("hw") / "hw"
+    assert main(["assignment", "make", "layers", "--out", str(out)]) == 0
+    return out, out.parent / "hw-instructor"
+
+
+@pytest.mark.parametrize("name,change,message", [
+    ("points.json", lambda d: d["layers"].update(test_affine=-1),
+     "points.json: field layers.test_affine: found -1; allowed: a finite number of at least 0"),
+    ("points.json", lambda d: d.update(layers=[1]), "points.json: field layers: found [1]; allowed: an object"),
+    ("manifest.json", lambda d: d.update(format=7), "manifest.json: field format: found 7; allowed: one of 1"),
+    ("manifest.json", lambda d: next(iter(d["stubs"].values()))[0].update(line=0),
+     "allowed: an integer of at least 1"),
+    ("manifest.json", lambda d: d.pop("files"), "manifest.json: field files is missing; allowed: an object"),
+])
+def test_a_hand_edited_grading_file_is_one_line_before_grading(instructor, tmp_path, name, change, message):
+    import shutil
+    copy, tests = instructor
+    edited = tmp_path / "tests"
+    shutil.copytree(tests / "tests", edited)
+    data = json.loads((edited / name).read_text(encoding="utf-8"))
+    change(data)
+    (edited / name).write_text(json.dumps(data), encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "tinyalgo", "assignment", "grade", str(copy), "--tests", str(edited)],
+                         capture_output=True, text=True, timeout=120)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2 and len(lines) == 1 and message in lines[0], run.stderr
+    assert "Traceback" not in run.stderr and run.stdout == ""
