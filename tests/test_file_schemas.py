@@ -128,3 +128,23 @@ def test_a_hand_edited_grading_file_is_one_line_before_grading(instructor, tmp_p
     lines = run.stderr.strip().splitlines()
     assert run.returncode == 2 and len(lines) == 1 and message in lines[0], run.stderr
     assert "Traceback" not in run.stderr and run.stdout == ""
+
+
+def test_a_long_valid_file_name_is_written_and_leaves_no_temporary(tmp_path):
+    from tinyalgo.runs.fileio import atomic_write_json
+    name = "r" * 230 + ".json"                     # valid: under 255 bytes, but not with 30 more
+    atomic_write_json(tmp_path / name, {"ok": 1})
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--png", "t.xyz"], "--png t.xyz: the file name must end in .png"),
+    (["--png", "tracepic"], "--png tracepic: the file name must end in .png"),
+    (["--json", "j" * 300], "--json: the file name is 300 bytes long, more than the 255 this file system takes"),
+])
+def test_trace_checks_its_outputs_before_tracing(run_dir, tmp_path, argv, message):
+    run = subprocess.run([sys.executable, "-m", "tinyalgo", "trace", str(run_dir / "checkpoint.npz")] + argv,
+                         capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2 and lines == [f"tinyalgo: error: {message}"] and run.stdout == "", run.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -135,10 +135,22 @@ def check_writable_folder(folder: str, option: str, shown: str = None) -> None:
                          " give a path you can write to") from None
 
 
-def check_writable_file(path: str, option: str) -> None:
-    """A UsageError unless ``path`` can be written as a file (not a folder, its folder writable)."""
+def check_writable_file(path: str, option: str, suffixes: tuple = None) -> None:
+    """A UsageError unless ``path`` can be written as a file: not a folder,
+    a name the file system takes, its folder writable, and ending in one of
+    ``suffixes`` (e.g. (".png",)) when given."""
     if os.path.isdir(path):
         raise UsageError(f"{option} {path} is a folder; give a file name")
+    if suffixes and not path.lower().endswith(suffixes):
+        raise UsageError(f"{option} {path}: the file name must end in {' or '.join(suffixes)}")
+    folder = nearest_existing(os.path.dirname(os.path.abspath(path)))
+    try:
+        limit = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        limit = 255
+    if len(os.fsencode(os.path.basename(path))) > limit:
+        raise UsageError(f"{option}: the file name is {len(os.fsencode(os.path.basename(path)))} bytes long, more"
+                         f" than the {limit} this file system takes")
     if os.path.exists(path) and not os.access(path, os.W_OK):
         raise UsageError(f"{option} {path}: the file cannot be overwritten (permission denied)")
     check_writable_folder(os.path.dirname(os.path.abspath(path)), option, shown=path)

@@ -24,9 +24,9 @@ from tinyalgo.inspection.trace import trace_instance, trace_to_dict
 
 
 def cmd_trace(args) -> int:
-    for option in ("png", "json"):
+    for option, suffix in (("png", ".png"), ("json", None)):
         if getattr(args, option):
-            check_writable_file(getattr(args, option), "--" + option)
+            check_writable_file(getattr(args, option), "--" + option, (suffix,) if suffix else None)
     controller, task, base = checkpoint_task(args.checkpoint, args.task)
     minimum = make_task(task, base).min_complexity
     complexity = max(12, minimum) if args.complexity is None else args.complexity

@@ -20,12 +20,17 @@ TEMP_PREFIX = ".tinyalgo-tmp."
 
 
 def _host() -> str:
-    return socket.gethostname().replace(".", "-") or "host"
+    return (socket.gethostname().replace(".", "-") or "host")[:32]
+
+
+TARGET_CHARS = 32     # of the target's name in a temporary name: a long target name still leaves room
 
 
 def temporary_prefix(target_name: str) -> str:
-    """The prefix of this process's temporary files for a target called ``target_name``."""
-    return f"{TEMP_PREFIX}{_host()}.{os.getpid()}.{target_name}."
+    """The prefix of this process's temporary files for a target called
+    ``target_name`` (its first ``TARGET_CHARS`` characters), short enough for
+    any name the file system takes."""
+    return f"{TEMP_PREFIX}{_host()}.{os.getpid()}.{target_name[:TARGET_CHARS]}."
 
 
 def _running(pid: int) -> bool:
