@@ -1,6 +1,7 @@
 """Automaton extraction (tinyalgo.automata): a controller with a known answer
 gives the paper's Figure 4a machine; minimisation merges exactly the
-equivalent states; the machine acts like the network; drawing; bad inputs."""
+equivalent states; the machine acts like the network; drawing; bad inputs;
+the ``tinyalgo experiment automata`` command (tinyalgo.experiments.automata)."""
 import json
 
 import numpy as np
@@ -8,16 +9,17 @@ import pytest
 
 from tinyalgo.automata import MachineAgent, extract, fidelity
 from tinyalgo.automata.discretise import kmeans
-from tinyalgo.automata.experiment import study
 from tinyalgo.automata.extract import CORNER_DIGITS
 from tinyalgo.automata.draw import draw_machine, drawing_kind
 from tinyalgo.automata.machine import Machine, MachineError, build_machine, load_machine
 from tinyalgo.automata.minimise import minimise, reduce_dont_care
 from tinyalgo.automata.record import Recording, record
+from tinyalgo.cli import main
 from tinyalgo.runs.checkpoint import save_checkpoint
 from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
+from tinyalgo.experiments.automata import study
 from tinyalgo.symbols import Vocabulary
 from tinyalgo.tasks.corners import corner_batch
 
@@ -233,6 +235,10 @@ def test_study_tests_at_the_papers_lengths_and_on_the_corner_instances(tmp_path)
     assert [a["instance"] for a in res["adversarial"]] == ["all maximal", "all zeros"]
     assert all(a["machine"] and a["network"] and a["digits"] == 30 for a in res["adversarial"])
     assert res["states"] == 2 and (tmp_path / "reverse-hand.png").stat().st_size > 1000
+    # the table from the results; the model, which has results, is not studied again
+    assert main(["experiment", "automata", "--models", str(model.parent), "--out", str(tmp_path)]) == 0
+    table = (tmp_path / "table.md").read_text().splitlines()
+    assert len(table) == 3 and table[2].startswith("| reverse-hand | ")
 
 
 def test_merging_recorded_alternatives_joins_over_split_states_and_refuses_clashes():
@@ -261,8 +267,12 @@ def test_suffix_tests_are_recorded_paths_and_longer_tags_split_no_less(reverse_e
         behaviour_tags(rec, reverse_controller(), depth=0)
 
 
-def test_experiment_refuses_a_number_of_behaviour_tests_below_one(capsys):
-    from tinyalgo.automata.experiment import main
-    with pytest.raises(SystemExit):
-        main(["--tests", "0", "--out", "unused"])
-    assert "--tests: must be at least 1; got 0" in capsys.readouterr().err
+def test_the_automata_command_refuses_bad_input_before_any_work(tmp_path, capsys):
+    assert main(["experiment", "automata", "--tests", "0", "--out", str(tmp_path)]) == 2
+    assert "argument --tests: must be at least 1; got 0" in capsys.readouterr().err
+    (tmp_path / "untrained").mkdir()
+    assert main(["experiment", "automata", "--models", str(tmp_path / "untrained"), "--out", str(tmp_path)]) == 2
+    assert "untrained: no checkpoint.npz there" in capsys.readouterr().err
+    assert main(["experiment", "automata", "--out", str(tmp_path)]) == 2              # nothing to study or tabulate
+    assert "has no results to tabulate; give --models" in capsys.readouterr().err
+    assert not list(tmp_path.glob("*.md"))

@@ -1,5 +1,8 @@
-"""The ``experiment`` command: the paper's Table 1 (Q-learning) and Figure 3
-(supervised).
+"""The ``experiment`` command: each result of the paper one subcommand.
+
+The sweeps (resumable: the same command again continues an interrupted one;
+``--summarize`` rebuilds the table from the run logs in ``--out``, loose or
+packed), and ``compact``, which packs a sweep's run logs into one file:
 
     tinyalgo experiment table1 --tasks copy addition --columns full --seeds 10
     tinyalgo experiment figure3 --tasks reverse --controllers ff gru
@@ -7,24 +10,37 @@
     tinyalgo experiment appendix-b --bases 2 3 4 --seeds 10
     tinyalgo experiment appendix-c --rewards binary continuous --seeds 10
     tinyalgo experiment figure5 --summarize      # the figure again from the run logs and tests in --out
+    tinyalgo experiment compact --out figures/figure5
 
-Rerunning the same ``table1`` command continues an interrupted sweep: runs
-whose log is complete are not trained again, an interrupted run resumes from
-its last saved segment boundary (``tinyalgo.experiments.table1``).  Options
-the chosen experiment does not use, an output folder that cannot be written,
-a ``--merge`` CSV that cannot be merged and sizes that would not fit in
-memory are refused before the first run starts.
+The analyses of a sweep's final models or table, and the automata (paper
+Figure 4, section 6.4):
+
+    tinyalgo experiment departures --out figures/figure5_ablations
+    tinyalgo experiment q-margins --out figures/figure5_ablations
+    tinyalgo experiment hazard --out figures/figure5_ablations
+    tinyalgo experiment reverse-first-step --out figures/appendix
+    tinyalgo experiment automata --models DIR [DIR ...] --out figures/automata
+    tinyalgo experiment figure4b --out figures/automata
+
+A sweep finds its finished runs in ``tinyalgo.experiments.table1``'s logs; an
+interrupted run resumes from its last saved segment boundary.  Options the
+chosen experiment does not use, an output folder that cannot be written, a
+``--merge`` CSV that cannot be merged, models that are missing and sizes that
+would not fit in memory are refused before any work starts.
 """
 from __future__ import annotations
 
 import csv
+import glob
 import os
 import sys
 
 from tinyalgo.cli.args import UsageError, check_writable_folder, int_at_least, output_path, refuse_given
 from tinyalgo.cli.sizes import check_memory, environment_bytes
 from tinyalgo.cli.train import check_run_memory
-from tinyalgo.experiments import appendix, figure3, figure5
+from tinyalgo.experiments import (appendix, automata, departures, figure3, figure4b, figure5, hazard, q_margins,
+                                  reverse_first_step, table1)
+from tinyalgo.experiments.runlogs import archive_path, pack
 from tinyalgo.experiments.table1 import run_sweep, table1_jobs
 from tinyalgo.experiments.table1_report import TABLE1_COLUMNS, TABLE1_ROWS, summarize_directory, write_table1
 from tinyalgo.runs.options import add_arguments, overrides_from_args, sweep_options
@@ -114,7 +130,7 @@ def cmd_experiment(args) -> int:
         figure3.write_figure3(rows, out)
         print(f"wrote {out}/supervised_accuracy.png and .csv ({command})")
         return 0
-    out, budget = args.out or "figures/table1", args.budget or QConfig.budget
+    out, budget = args.out or table1.DEFAULT_OUT, args.budget or QConfig.budget
     if args.summarize:
         rows = summarize_directory(out)
         if not rows:
@@ -136,18 +152,8 @@ def cmd_experiment(args) -> int:
     return 0
 
 
-def register(sub) -> None:
-
-    ex = sub.add_parser("experiment", help="reproduce a result of the paper: table1, figure3, figure5, appendix-b,"
-                                           " appendix-c",
-                        description="table1: Q-learning runs of the paper's Table 1 (tasks x columns x seeds);"
-                                    " figure3: supervised runs of FF, GRU and LSTM controllers tested at growing"
-                                    " complexities (the paper's Figure 3); figure5: standard against enhanced"
-                                    " Q-learning tested at growing complexities (Figure 5); appendix-b: the time to"
-                                    " solve in bases 2 to 10 (Appendix B); appendix-c: the time to solve with the"
-                                    " 0/1, discretized and continuous rewards (Appendix C).  Every sweep is"
-                                    " resumable: the same command again continues it.")
-    ex.add_argument("name", choices=("table1", "figure3", *USED), help="which experiment")
+def add_sweep_arguments(ex) -> None:
+    """The options of the sweeps (one set for all five: ``check_options`` refuses what one does not use)."""
     ex.add_argument("--tasks", nargs="+", choices=list(TABLE1_ROWS), default=None, metavar="TASK",
                     help=f"tasks to run: {', '.join(TABLE1_ROWS)} (default: all six)")
     ex.add_argument("--columns", nargs="+", choices=list(TABLE1_COLUMNS), default=None, metavar="COLUMN",
@@ -174,12 +180,219 @@ def register(sub) -> None:
     ex.add_argument("--workers", type=int_at_least(1), default=None, metavar="N",
                     help="worker processes running the runs side by side (default 2)")
     ex.add_argument("--out", type=output_path, default=None, metavar="DIR",
-                    help="output folder (default figures/table1 for table1, figures for figure3,"
+                    help=f"output folder (default {table1.DEFAULT_OUT} for table1, figures for figure3,"
                          f" {figure5.DEFAULT_OUT} for figure5, {appendix.DEFAULT_OUT} for appendix-b and appendix-c)")
     ex.add_argument("--merge", default=None, metavar="CSV",
                     help="figure3: keep this CSV's rows for the (task, controller) pairs not re-run (default: none)")
     ex.add_argument("--summarize", action="store_const", const=True, default=None,
                     help="table1, figure5, appendix-b, appendix-c: only rebuild the table (.csv/.md; figure5's"
                          " .png too) from the run logs (figure5: and the final models' tests) already in --out,"
-                         " training and testing nothing (default off)")
-    ex.set_defaults(func=cmd_experiment)
+                         " loose or packed, training and testing nothing (default off)")
+
+
+SWEEPS = {
+    "table1": ("Q-learning runs of the paper's Table 1 (tasks x columns x seeds)",
+               "Q-learning runs of the paper's Table 1: tasks x columns (the Q-learning variants) x seeds, each run"
+               " tested at lengths 100 and 1000."),
+    "figure3": ("supervised runs of FF, GRU and LSTM controllers tested at growing complexities (Figure 3)",
+                "Supervised runs of FF, GRU and LSTM controllers, each tested at growing complexities (the paper's"
+                " Figure 3)."),
+    "figure5": ("standard against enhanced Q-learning tested at growing complexities (Figure 5)",
+                "Table 1 runs of the classic and full columns (or any --columns), each final model tested at growing"
+                " complexities (the paper's Figure 5)."),
+    "appendix-b": ("the time to solve in bases 2 to 10 (Appendix B)",
+                   "Full-method runs in bases 2 to 10, stopped at the paper's solve: the time to solve per base (the"
+                   " paper's Appendix B)."),
+    "appendix-c": ("the time to solve with the 0/1, discretized and continuous rewards (Appendix C)",
+                   "Full-method runs with the 0/1, discretized and continuous rewards, stopped at the paper's solve"
+                   " (the paper's Appendix C)."),
+}
+
+
+def check_folder(out: str) -> None:
+    """A UsageError unless ``out`` is an existing folder this process can write in."""
+    if not os.path.isdir(out):
+        raise UsageError(f"--out {out}: {'is a file' if os.path.exists(out) else 'no such folder'}; give the folder"
+                         " of a sweep")
+    check_writable_folder(out, "--out")
+
+
+def cmd_compact(args) -> int:
+    check_folder(args.out)
+    names = pack(args.out)
+    print(f"{archive_path(args.out)}: {len(names)} runs packed (the loose files in {args.out}/runs are left as"
+          " they are; git ignores them)")
+    return 0
+
+
+def cmd_reverse_first_step(args) -> int:
+    check_folder(args.out)
+    reverse_first_step.reverse_first_step(args.out)
+    print(f"wrote {os.path.join(args.out, reverse_first_step.CSV)}")
+    return 0
+
+
+def addition_models(args) -> dict:
+    """The final addition models of --out's runs for --columns and --seeds, loaded before any work; the
+    memory of the test instances checked first."""
+    check_folder(args.out)
+    check_memory([(environment_bytes(args.instances, args.complexity), f"--complexity {args.complexity}",
+                   f"{args.instances} test instances of complexity {args.complexity} drawn at once")])
+    return departures.addition_models(args.out, args.columns, range(args.seeds))
+
+
+def cmd_departures(args) -> int:
+    rows = departures.departures(addition_models(args), args.complexity, args.instances)
+    path = departures.write_departures(rows, args.out)
+    for kind, (columns, failed, total) in departures.by_discount(rows).items():
+        print(f"{kind} discount ({', '.join(columns)}): {failed} failed; "
+              + ", ".join(f"{name} {n}" for name, n in total.most_common()))
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_q_margins(args) -> int:
+    rows = q_margins.q_margins(addition_models(args), args.complexity, args.instances)
+    path = q_margins.write_margins(rows, args.out)
+    for column, (med, p1, below) in q_margins.column_summary(rows).items():
+        print(f"{column:>16}: median of the runs' median margins {med:.3f}, of their 1st percentiles {p1:.4f},"
+              f" steps under 1 %: {below:.4f}")
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_hazard(args) -> int:
+    check_folder(args.out)
+    rows = hazard.hazard_table(args.out, args.tasks)
+    for (task, kind), (runs, levels, growth) in hazard.summary(rows).items():
+        print(f"{task}, {kind} discount, {runs} runs: median h per 10^5 at "
+              + ", ".join(f"{n:,}: {h:.1f}" for n, h in levels.items()) + f"; median h(N) / h({hazard.SHORTEST:,}) at "
+              + ", ".join(f"{n:,}: {g:.2f}" for n, g in growth.items() if g is not None))
+    print(f"wrote {os.path.join(args.out, hazard.CSV)}")
+    return 0
+
+
+def cmd_figure4b(args) -> int:
+    check_writable_folder(args.out, "--out")
+    figure4b.figure4b(args.out, args.seed, args.max_digits, args.budget)
+    print(f"wrote {os.path.join(args.out, 'figure4b.png')} and figure4b.json")
+    return 0
+
+
+def cmd_automata(args) -> int:
+    check_writable_folder(args.out, "--out")
+    chosen = automata.to_study(args.models, args.out, args.redo)
+    if not chosen and not args.redraw and not glob.glob(os.path.join(args.out, "*.results.json")):
+        raise UsageError(f"--out {args.out} has no results to tabulate; give --models")
+    os.makedirs(args.out, exist_ok=True)
+    for d in chosen:
+        automata.study(os.path.join(d, "checkpoint.npz"), args.out, instances=args.instances,
+                       long_instances={100000: (args.long_network, args.long_machine)},
+                       adversarial_digits=args.adversarial_digits, record_instances=args.record_instances,
+                       reuse_network=args.reuse_network, tests=args.tests)
+    if args.redraw:
+        automata.redraw(args.out)
+    print(automata.write_table(args.out))
+    return 0
+
+
+def add_model_arguments(p, instances: int, complexity: int) -> None:
+    """departures and q-margins: which final addition models, tested how."""
+    p.add_argument("--out", type=output_path, default=departures.DEFAULT_OUT, metavar="DIR",
+                   help="the sweep folder whose runs/ holds the final models; the CSV goes there too"
+                        f" (default {departures.DEFAULT_OUT})")
+    p.add_argument("--columns", nargs="+", choices=departures.COLUMNS, default=list(departures.COLUMNS),
+                   metavar="COLUMN", help=f"Table 1's 200-unit columns: {', '.join(departures.COLUMNS)} (default all)")
+    p.add_argument("--seeds", type=int_at_least(1), default=10, metavar="N",
+                   help="the runs of seeds 0 .. N-1 of each column (default 10)")
+    p.add_argument("--complexity", type=int_at_least(1), default=complexity, metavar="C",
+                   help=f"test complexity (default {complexity})")
+    p.add_argument("--instances", type=int_at_least(1), default=instances, metavar="N",
+                   help=f"fresh test instances per model (default {instances})")
+
+
+def register_analyses(names) -> None:
+    p = names.add_parser("compact", help="pack a sweep's run logs into one file, <out>/runs.jsonl.gz",
+                         description="Pack the finished runs of a sweep folder (runs/<name>.json and the JSON files"
+                                     " of runs/<name>/) into <out>/runs.jsonl.gz, one run a line, beside those"
+                                     " already packed.  --summarize and the sweeps read it as they read the loose"
+                                     " files; the models are not packed.")
+    p.add_argument("--out", type=output_path, required=True, metavar="DIR", help="the sweep folder (required)")
+    p.set_defaults(func=cmd_compact)
+
+    p = names.add_parser("departures", help="the first wrong decision of every failed long addition instance",
+                         description=departures.__doc__.split("\n\n")[0].replace("\n", " "))
+    add_model_arguments(p, instances=50, complexity=3000)
+    p.set_defaults(func=cmd_departures)
+
+    p = names.add_parser("q-margins", help="the gap between the best and the next Q-value, addition models",
+                         description=q_margins.__doc__.split("\n\n")[0].replace("\n", " "))
+    add_model_arguments(p, instances=20, complexity=1000)
+    p.set_defaults(func=cmd_q_margins)
+
+    p = names.add_parser("hazard", help="the failures at long lengths as an error rate per step, from figure5.csv",
+                         description=hazard.__doc__.split("\n\n")[0].replace("\n", " "))
+    p.add_argument("--out", type=output_path, default=hazard.DEFAULT_OUT, metavar="DIR",
+                   help=f"the folder of the figure5.csv to read; hazard.csv goes there (default {hazard.DEFAULT_OUT})")
+    p.add_argument("--tasks", nargs="+", choices=list(TABLE1_ROWS), default=None, metavar="TASK",
+                   help="the tasks (default: every task in figure5.csv)")
+    p.set_defaults(func=cmd_hazard)
+
+    p = names.add_parser("reverse-first-step", help="where Appendix B's reverse models first leave the ground truth",
+                         description=reverse_first_step.__doc__.split("\n\n")[0].replace("\n", " "))
+    p.add_argument("--out", type=output_path, default=appendix.DEFAULT_OUT, metavar="DIR",
+                   help="the appendix-b sweep folder whose runs/ holds the final models; the CSV goes there too"
+                        f" (default {appendix.DEFAULT_OUT})")
+    p.set_defaults(func=cmd_reverse_first_step)
+
+    p = names.add_parser("automata", help="extract the machines of trained models and test them against the"
+                                          " networks (Figure 4, section 6.4)",
+                         description=automata.__doc__.split("\n\n")[0].replace("\n", " "))
+    p.add_argument("--models", nargs="+", default=[], metavar="DIR",
+                   help="model directories, each with a checkpoint.npz (default: none, the table is rebuilt from"
+                        " the results in --out)")
+    p.add_argument("--out", type=output_path, default=automata.DEFAULT_OUT, metavar="DIR",
+                   help=f"where the machines, drawings, results and table.md go (default {automata.DEFAULT_OUT})")
+    p.add_argument("--instances", type=int_at_least(1), default=100, metavar="N",
+                   help="fresh instances at each length and for the fidelity (default 100)")
+    p.add_argument("--long-network", type=int_at_least(0), default=10, metavar="N",
+                   help="network instances at length 100,000 (default 10)")
+    p.add_argument("--long-machine", type=int_at_least(1), default=100, metavar="N",
+                   help="machine instances at length 100,000 (default 100)")
+    p.add_argument("--adversarial-digits", type=int_at_least(1), default=10000, metavar="DIGITS",
+                   help="digits of the corner instances (default 10000)")
+    p.add_argument("--record-instances", type=int_at_least(1), default=50, metavar="N",
+                   help="instances recorded per complexity for the extraction (default 50)")
+    p.add_argument("--tests", type=int_at_least(1), default=8, metavar="N",
+                   help="recorded paths of six steps a feedback group for the behaviour tags (default 8)")
+    p.add_argument("--redo", action="store_true", help="study again models that have results in --out (default off)")
+    p.add_argument("--reuse-network", action="store_true",
+                   help="take the network's figures from the earlier results in --out where they exist (default off)")
+    p.add_argument("--redraw", action="store_true",
+                   help="draw every machine JSON of --out again before the table (default off)")
+    p.set_defaults(func=cmd_automata)
+
+    p = names.add_parser("figure4b", help="an LSTM trained on 1-2 digits of reverse and its machine (Figure 4b)",
+                         description=figure4b.__doc__.split("\n\n")[0].replace("\n", " "))
+    p.add_argument("--out", type=output_path, default=automata.DEFAULT_OUT, metavar="DIR",
+                   help=f"where figure4b.png and figure4b.json go (default {automata.DEFAULT_OUT})")
+    p.add_argument("--seed", type=int_at_least(0), default=0, help="the training seed (default 0)")
+    p.add_argument("--max-digits", type=int_at_least(1), default=2, metavar="D",
+                   help="the longest training instance, in digits (default 2)")
+    p.add_argument("--budget", type=int_at_least(1), default=2_000_000, metavar="CHARS",
+                   help="training characters at most (default 2,000,000)")
+    p.set_defaults(func=cmd_figure4b)
+
+
+def register(sub) -> None:
+    ex = sub.add_parser("experiment", help="reproduce a result of the paper: " + ", ".join(SWEEPS)
+                                           + ", and the analyses and automata behind figures/README.md",
+                        description="Each result of the paper, one subcommand: the sweeps (every sweep is"
+                                    " resumable: the same command again continues it), compact (a sweep's logs"
+                                    " in one file), the analyses of a sweep's models, and the automata.")
+    names = ex.add_subparsers(dest="name", metavar="NAME", required=True)
+    for name, (short, description) in SWEEPS.items():
+        p = names.add_parser(name, help=short, description=description)
+        add_sweep_arguments(p)
+        p.set_defaults(func=cmd_experiment)
+    register_analyses(names)

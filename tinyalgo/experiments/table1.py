@@ -66,6 +66,7 @@ class Job:
 
 
 JOB_FIELDS = ("task", "controller", "seed", "budget")      # what a Job sets itself
+DEFAULT_OUT = os.path.join("figures", "table1")            # the command's --out unless given
 
 
 def table1_jobs(tasks, columns, seeds, budget, out_dir="", **options):

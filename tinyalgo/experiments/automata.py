@@ -1,10 +1,14 @@
-"""Extraction on trained models, with the network and the machine compared
-at growing lengths and on adversarial instances (``python -m
-tinyalgo.automata.experiment``; figures/automata/README.md gives the
-commands).  One JSON of results per model, then a markdown table."""
+"""Figure 4 and section 6.4 on trained models: each model's machine extracted
+(``tinyalgo.automata``), drawn and saved, then the network and the machine
+(acting as a controller, the paper's "discretization of state") compared at
+growing lengths and on adversarial instances.  One JSON of results per model
+(``<out>/<model>.results.json``), the machine (``<model>.json``) and its
+drawing (``<model>.png``), then a Markdown table of all (``<out>/table.md``).
+
+    tinyalgo experiment automata --models models/reverse-ff-s0 models/addition-gru-s0 --out figures/automata
+"""
 from __future__ import annotations
 
-import argparse
 import glob
 import json
 import os
@@ -14,18 +18,19 @@ from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.draw import draw_machine, drawing_kind
 from tinyalgo.automata.extract import extract, fidelity
 from tinyalgo.automata.machine import load_machine
-from tinyalgo.runs.checkpoint import load_checkpoint
-from tinyalgo.cli.args import int_at_least
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity, run_instances
+from tinyalgo.runs.checkpoint import load_checkpoint
 from tinyalgo.runs.fileio import atomic_write_bytes, atomic_write_json
 from tinyalgo.tasks import make_task
 from tinyalgo.tasks.corners import corner_instances
 
+DEFAULT_OUT = os.path.join("figures", "automata")      # the command's --out unless given
 TASK_ORDER = ("copy", "reverse", "walk", "addition", "addition3", "multiplication")
 
 
 def run_canned(agent, task_name, instances, base=10) -> bool:
+    """Whether ``agent`` solves the given instance (``corner_instances``' form) on one lane."""
     env = Environment(task_name, batch_size=1, base=base, seed=0, extra_curriculum=False)
     env.load(instances)
     return bool(run_instances(agent, env)["solved"][0])
@@ -44,7 +49,11 @@ def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instanc
     ``long_instances`` {length: (network instances, machine instances)}."""
     name = os.path.basename(os.path.dirname(os.path.abspath(checkpoint)))
     earlier = os.path.join(out, f"{name}.results.json")
-    earlier = json.load(open(earlier)) if reuse_network and os.path.exists(earlier) else {}
+    if reuse_network and os.path.exists(earlier):
+        with open(earlier, encoding="utf-8") as f:
+            earlier = json.load(f)
+    else:
+        earlier = {}
     known_net = {a["complexity"]: (a["network_solved"], a["network_instances"]) for a in earlier.get("accuracy", [])}
     known_adv = {a["instance"]: a["network"] for a in earlier.get("adversarial", [])}
     controller, extra = load_checkpoint(checkpoint)
@@ -111,47 +120,46 @@ def table(results: list) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description="extract machines from trained models and compare them with the networks")
-    p.add_argument("models", nargs="*", help="model directories (each with checkpoint.npz)")
-    p.add_argument("--out", default="figures/automata")
-    p.add_argument("--instances", type=int, default=100)
-    p.add_argument("--long-network", type=int, default=10, help="network instances at 100,000 (default 10)")
-    p.add_argument("--long-machine", type=int, default=100, help="machine instances at 100,000 (default 100)")
-    p.add_argument("--adversarial-digits", type=int, default=10000)
-    p.add_argument("--record-instances", type=int, default=50,
-                   help="instances recorded per complexity for the extraction (default 50)")
-    p.add_argument("--tests", type=int_at_least(1), default=8,
-                   help="recorded paths of six steps a feedback group for the behaviour tags (default 8)")
-    p.add_argument("--redo", action="store_true", help="redo models that already have results")
-    p.add_argument("--reuse-network", action="store_true",
-                   help="take the network's figures from the earlier results of --out where they exist")
-    p.add_argument("--redraw", action="store_true", help="redraw every machine JSON of --out (then the table)")
-    args = p.parse_args(argv)
-    os.makedirs(args.out, exist_ok=True)
-    for d in args.models:
-        name = os.path.basename(os.path.abspath(d))
-        if not args.redo and os.path.exists(os.path.join(args.out, f"{name}.results.json")):
-            continue
-        if not os.path.exists(os.path.join(d, "checkpoint.npz")):
-            print(f"{name}: no checkpoint, skipped")
-            continue
-        study(os.path.join(d, "checkpoint.npz"), args.out, instances=args.instances,
-              long_instances={100000: (args.long_network, args.long_machine)},
-              adversarial_digits=args.adversarial_digits, record_instances=args.record_instances,
-              reuse_network=args.reuse_network, tests=args.tests)
-    if args.redraw:
-        for path in sorted(glob.glob(os.path.join(args.out, "*.json"))):
-            if not path.endswith(".results.json"):
-                m = load_machine(path)
-                name = os.path.basename(path)[:-5]
-                draw_machine(m, path[:-5] + ".png",
-                             f"{name}: {m.n_states} states ({m.info.get('minimal_states')} before the don't-care reduction)")
-    results = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(args.out, "*.results.json")))]
-    atomic_write_bytes(os.path.join(args.out, "table.md"), table(results).encode())
-    print(table(results))
-    return 0
+def model_name(model_dir: str) -> str:
+    """A model's name in the results: its directory's name."""
+    return os.path.basename(os.path.abspath(model_dir))
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def results_path(out: str, model_dir: str) -> str:
+    return os.path.join(out, f"{model_name(model_dir)}.results.json")
+
+
+def to_study(models, out: str, redo: bool = False) -> list:
+    """The model directories of ``models`` to study: those without results in ``out`` (all with ``redo``);
+    a ValueError names the first of them without a ``checkpoint.npz``, before any is studied."""
+    chosen = [d for d in models if redo or not os.path.exists(results_path(out, d))]
+    for d in chosen:
+        if not os.path.isfile(os.path.join(d, "checkpoint.npz")):
+            raise ValueError(f"{d}: no checkpoint.npz there; give the directories of trained models")
+    return chosen
+
+
+def redraw(out: str) -> list:
+    """Draw every machine JSON of ``out`` again (``<name>.png``); their paths."""
+    drawn = []
+    for path in sorted(glob.glob(os.path.join(out, "*.json"))):
+        if not path.endswith(".results.json"):
+            m = load_machine(path)
+            name = os.path.basename(path)[:-5]
+            draw_machine(m, path[:-5] + ".png",
+                         f"{name}: {m.n_states} states ({m.info.get('minimal_states')} before the don't-care reduction)")
+            drawn.append(path[:-5] + ".png")
+    return drawn
+
+
+def write_table(out: str) -> str:
+    """``<out>/table.md`` from every ``*.results.json`` of ``out``; the table."""
+    results = []
+    for path in sorted(glob.glob(os.path.join(out, "*.results.json"))):
+        with open(path, encoding="utf-8") as f:
+            results.append(json.load(f))
+    if not results:
+        raise ValueError(f"{out} has no results (<model>.results.json) to tabulate; give --models")
+    text = table(results)
+    atomic_write_bytes(os.path.join(out, "table.md"), text.encode())
+    return text

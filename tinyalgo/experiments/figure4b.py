@@ -2,11 +2,10 @@
 reverse: an LSTM trained supervised on instances of at most 2 digits, and
 the machine extracted from it on recordings of those lengths only.
 
-    cd <a frozen copy of the repository>
-    python figures/automata/figure4b.py --out figures/automata
+    tinyalgo experiment figure4b --out figures/automata
 
 1. Trains an LSTM-200 supervised on reverse (``train_short`` of
-   tinyalgo/experiments/table2.py with ``max_digits`` 2, ``settle`` 0: the
+   ``tinyalgo.experiments.table2`` with ``max_digits`` 2, ``settle`` 0: the
    curriculum at complexity 5 until 2 digits are solved on 50 instances).
 2. Measures the network's greedy solved fraction at 1 to 12 and 20 digits
    (50 instances each) and where it first leaves the ground-truth path
@@ -29,7 +28,6 @@ numbers).  About a minute on one core.
 """
 from __future__ import annotations
 
-import argparse
 import collections
 import os
 import tempfile
@@ -41,7 +39,6 @@ from tinyalgo.automata.discretise import kmeans
 from tinyalgo.automata.draw import draw_machine, edge_labels
 from tinyalgo.automata.extract import extract
 from tinyalgo.automata.record import record
-from tinyalgo.cli.args import int_at_least
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity, first_departures
 from tinyalgo.experiments.table2 import train_short
 from tinyalgo.inspection.figure import Figure
@@ -134,40 +131,36 @@ def draw_panels(network, machines, clusters, drawings, path) -> None:
     atomic_savefig(fig, path, dpi=100)
 
 
-def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)), help="output directory")
-    parser.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
-    parser.add_argument("--max-digits", type=int, default=2, help="longest training instance (default 2)")
-    parser.add_argument("--budget", type=int_at_least(1), default=2_000_000,
-                        help="training characters at most (default 2,000,000)")
-    args = parser.parse_args(argv)
-    os.makedirs(args.out, exist_ok=True)
-
-    controller, report = train_short("lstm", 200, args.seed, budget=args.budget, max_digits=args.max_digits, settle=0)
+def figure4b(out: str, seed: int = 0, max_digits: int = 2, budget: int = 2_000_000, log=print) -> dict:
+    """Train, measure, extract and cluster as the module says; write ``<out>/figure4b.png`` and
+    ``<out>/figure4b.json``; the numbers."""
+    if max_digits < 1 or budget < 1:
+        raise ValueError(f"figure4b needs max_digits and budget of at least 1; got {max_digits}, {budget}")
+    os.makedirs(out, exist_ok=True)
+    controller, report = train_short("lstm", 200, seed, budget=budget, max_digits=max_digits, settle=0)
     network = {d: solved(GreedyAgent(controller), d) for d in DIGITS}
-    print("network solved:", network, flush=True)
-    training = list(range(2, 2 * args.max_digits + 2))
+    log(f"network solved: {network}")
+    training = list(range(2, 2 * max_digits + 2))
     r = extract(controller, "reverse", complexities=training, instances=INSTANCES, corners=False, seed=0)
     machines, with_network = {}, {}
     for key in ("reduced", "minimal"):
         machines[key] = {d: solved(MachineAgent(r[key]), d) for d in DIGITS}
         with_network[key] = {d: solved(MachineAgent(r[key], controller), d) for d in DIGITS}
-        print(f"{key} machine ({r[key].n_states} states) alone:", machines[key], flush=True)
+        log(f"{key} machine ({r[key].n_states} states) alone: {machines[key]}")
 
     clusters = right_phase_clusters(controller)
-    print("moving-right states, cluster x moves right so far:\n", clusters, flush=True)
+    log(f"moving-right states, cluster x moves right so far:\n{clusters}")
     with tempfile.TemporaryDirectory() as tmp:
         drawings = []
         for key, what in (("reduced", "don't-care reduced"), ("minimal", "exact minimisation")):
             png = os.path.join(tmp, f"{key}.png")
             draw_machine(r[key], png)
-            drawings.append((f"{what} machine ({r[key].n_states} states), recorded on 1-{args.max_digits} digits", png))
-        draw_panels(network, machines, clusters, drawings, os.path.join(args.out, "figure4b.png"))
+            drawings.append((f"{what} machine ({r[key].n_states} states), recorded on 1-{max_digits} digits", png))
+        draw_panels(network, machines, clusters, drawings, os.path.join(out, "figure4b.png"))
 
     result = dict(
-        task="reverse", controller="lstm", units=200, seed=args.seed, max_training_digits=args.max_digits,
-        training=dict(budget=args.budget, settle=0, chars=report["chars"], solved_training_target=report["solved_target"],
+        task="reverse", controller="lstm", units=200, seed=seed, max_training_digits=max_digits,
+        training=dict(budget=budget, settle=0, chars=report["chars"], solved_training_target=report["solved_target"],
                       curriculum_up_to_complexity=report["curriculum_up_to"]),
         instances=INSTANCES, instance_seed="1000 + digits",
         network_solved={str(d): v for d, v in network.items()},
@@ -182,9 +175,5 @@ def main(argv=None) -> dict:
                                    rows="k-means clusters that occur, ordered by mean time step",
                                    columns="moves right so far (0 = first step)", counts=clusters.tolist()),
     )
-    atomic_write_json(os.path.join(args.out, "figure4b.json"), result)
+    atomic_write_json(os.path.join(out, "figure4b.json"), result)
     return result
-
-
-if __name__ == "__main__":
-    main()
