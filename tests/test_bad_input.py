@@ -138,6 +138,8 @@ CASES = [
     (["trace", "missing.npz"], "no such file"),
     (["trace", "run/checkpoint.npz", "--complexity", "5000000000"], "--complexity 5000000000 needs about"),
     (["table2", "--out", "afile"], "--out afile is a file"),
+    (["train", "--mode", "supervised", "--task", "addition3", "--base", "2"],
+     "--task 'addition3' needs a base of at least 3; got base 2"),
 ]
 
 

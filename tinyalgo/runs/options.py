@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass, field, fields
 
 from tinyalgo.controller import REFERENCE
-from tinyalgo.tasks import TASKS
+from tinyalgo.tasks import TASKS, make_task
 
 DEFAULT_THREADS = 2 if (os.cpu_count() or 1) >= 2 else 1
 UNSET = "<unset>"              # Option.saved_before of an option that runs have always saved
@@ -265,3 +265,7 @@ class TrainingOptions(Options):
                              " core; 1: one core", choices=(1, 2), cli_default=DEFAULT_THREADS,
                           default_text="2 on a multi-core machine, else 1")
     reference: bool = option(REFERENCE, REFERENCE_HELP, sweep=True)
+
+    def __post_init__(self):
+        super().__post_init__()
+        make_task(self.task, self.base)          # a task and base that do not go together are refused here
