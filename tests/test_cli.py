@@ -214,9 +214,10 @@ def test_progress_in_a_file_is_a_line_every_few_seconds():
     assert lines[-1] == "complexity 10 | validation 50% | 4,000 chars/s | 0:10 elapsed | ETA 0:15 (40k/100k chars)"
 
 
-def test_progress_on_a_terminal_updates_one_line_in_place():
+def test_progress_on_a_terminal_updates_one_line_in_place(monkeypatch):
     import io
     from tinyalgo.cli.progress import Progress
+    monkeypatch.setenv("COLUMNS", "100")        # the status is cut to the terminal's width: not the one pytest runs in
     stream, clock = io.StringIO(), FakeClock()
     progress = Progress(budget=10_000, stream=stream, terminal=True, now=clock)
     for i in range(1, 11):
