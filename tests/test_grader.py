@@ -51,11 +51,35 @@ def solution_of(assignment, function=0) -> str:
     return textwrap.dedent(stubs.solution_text((PACKAGE.parent / f.path).read_text(encoding="utf-8"), f.qualname))
 
 
+def grade_copy(copy, **kw) -> dict:
+    """``grade`` with the instructor's tests ``make`` wrote beside ``copy``.  pytest imports here: the
+    check that it does (a process of its own) is tested once, in test_grading_without_pytest_is_one_clear_error."""
+    return grade(copy, instructor_tests_of(copy), checked=True, **kw)
+
+
 @pytest.fixture
 def copy(tmp_path):
     out = tmp_path / "copy"
     make(TWO, out)
     return out
+
+
+def copy_of(assignment, tmp_path):
+    out = tmp_path / assignment
+    make([assignment], out)
+    return out
+
+
+# A test that only looks at a refused assignment grades a copy of that assignment alone: a refused assignment's
+# tests are not run, so the grade starts no grading process for another assignment's stubs that nobody looks at.
+@pytest.fixture
+def gru_alone(tmp_path):
+    return copy_of("gru_backward", tmp_path)
+
+
+@pytest.fixture
+def discount_alone(tmp_path):
+    return copy_of("dynamic_discount", tmp_path)
 
 
 def scores(result):
@@ -64,8 +88,8 @@ def scores(result):
 
 # ---------------------------------------------------------------- the five cheats of the issue, and more
 
-def test_cheat_1_loading_the_answer_from_an_installed_tinyalgo(copy):
-    write_body(copy, "gru_backward", """
+def test_cheat_1_loading_the_answer_from_an_installed_tinyalgo(gru_alone):
+    write_body(gru_alone, "gru_backward", """
         import subprocess, importlib.util, sys
         where = subprocess.run([sys.executable, "-c", "import tinyalgo; print(tinyalgo.__file__)"],
                                capture_output=True, text=True, cwd="/").stdout.strip()
@@ -74,44 +98,44 @@ def test_cheat_1_loading_the_answer_from_an_installed_tinyalgo(copy):
         spec.loader.exec_module(answer)
         return answer.gru_step_backward(dh_new, cache)
     """)
-    earned, status, reason = scores(grade(copy, instructor_tests_of(copy)))["gru_backward"]
+    earned, status, reason = scores(grade_copy(gru_alone))["gru_backward"]
     assert (earned, status) == (0, "refused")
-    line = next(i for i, text in enumerate((copy / PKG / "cores.py").read_text().splitlines(), 1)
+    line = next(i for i, text in enumerate((gru_alone / PKG / "cores.py").read_text().splitlines(), 1)
                 if "import subprocess" in text)
     assert f"cores.py, line {line}: imports 'subprocess'" in reason, reason
 
 
-def test_cheat_2_calling_a_sibling_that_gives_the_answer(copy):
-    write_body(copy, "dynamic_discount", """
+def test_cheat_2_calling_a_sibling_that_gives_the_answer(discount_alone):
+    write_body(discount_alone, "dynamic_discount", """
         explored = np.zeros((r.shape[0] + 1, r.shape[1]), bool)
         return watkins_targets(rewards, q_max, explored, terminal, gamma, v_hat, lam=0.0)
     """)
-    earned, status, reason = scores(grade(copy, instructor_tests_of(copy)))["dynamic_discount"]
+    earned, status, reason = scores(grade_copy(discount_alone))["dynamic_discount"]
     assert (earned, status) == (0, "refused")
     assert "'watkins_targets'" in reason and "may not use" in reason
 
 
-def test_cheat_3_a_backward_made_of_numerical_gradients(copy):
-    write_body(copy, "gru_backward", """
+def test_cheat_3_a_backward_made_of_numerical_gradients(gru_alone):
+    write_body(gru_alone, "gru_backward", """
         from tinyalgo.gradcheck import numerical_gradient
         x, h, z, r, rh, cand, p = cache
         f = lambda: float(np.sum(gru_step_forward(x, h, p)[0] * dh_new))
         grads = {k: numerical_gradient(f, v) for k, v in p.items()}
         return numerical_gradient(f, x), numerical_gradient(f, h), grads
     """)
-    earned, status, reason = scores(grade(copy, instructor_tests_of(copy)))["gru_backward"]
+    earned, status, reason = scores(grade_copy(gru_alone))["gru_backward"]
     assert (earned, status) == (0, "refused")
     assert "tinyalgo.gradcheck" in reason
 
 
-def test_cheat_3b_numerical_gradients_written_out(copy):
+def test_cheat_3b_numerical_gradients_written_out(gru_alone):
     """Reaching the numerical gradient without naming it (through ``globals()``) is refused too."""
-    write_body(copy, "gru_backward", """
+    write_body(gru_alone, "gru_backward", """
         x, h, z, r, rh, cand, p = cache
         g = globals()
         return g["numerical_gradient"]
     """)
-    earned, status, reason = scores(grade(copy, instructor_tests_of(copy)))["gru_backward"]
+    earned, status, reason = scores(grade_copy(gru_alone))["gru_backward"]
     assert (earned, status) == (0, "refused") and "'globals'" in reason
 
 
@@ -121,7 +145,7 @@ def test_cheat_4_an_edited_gradcheck(copy):
     right = '    """max(|a - b| / max(1e-8, |a| + |b|)) over all entries."""\n'
     assert text.count(right) == 1
     path.write_text(text.replace(right, right + "    return 0.0\n"), encoding="utf-8")
-    result = grade(copy, instructor_tests_of(copy))
+    result = grade_copy(copy)
     assert result["earned"] == 0
     for name in TWO:
         earned, status, reason = scores(result)[name]
@@ -137,7 +161,7 @@ def test_cheat_5_sitecustomize_and_a_pytest_plugin(copy):
             outcome = yield
             outcome.get_result().outcome = "passed"
     """), encoding="utf-8")
-    result = grade(copy, instructor_tests_of(copy))
+    result = grade_copy(copy)
     assert result["earned"] == 0
     reasons = " ".join(scores(result)["gru_backward"][2:])
     assert "sitecustomize.py was added; Python or pytest would load it" in reasons
@@ -150,7 +174,7 @@ def test_one_honest_solution_and_one_cheat_get_the_honest_points(copy):
         from tinyalgo.gradcheck import numerical_gradient
         return numerical_gradient(lambda: 0.0, dh_new), None, {}
     """)
-    result = grade(copy, instructor_tests_of(copy))
+    result = grade_copy(copy)
     assert scores(result)["dynamic_discount"][:2] == (6, "graded")
     assert scores(result)["gru_backward"][:2] == (0, "refused")
     assert result["earned"] == 6
@@ -168,18 +192,18 @@ def test_one_honest_solution_and_one_cheat_get_the_honest_points(copy):
     ("global np\nnp = None", "'global'"),
     ("return cache.x.tofile('/tmp/x')", "'tofile'"),
 ])
-def test_what_else_a_student_with_a_weekend_tries(copy, body, found):
-    write_body(copy, "gru_backward", body)
-    earned, status, reason = scores(grade(copy, instructor_tests_of(copy)))["gru_backward"]
+def test_what_else_a_student_with_a_weekend_tries(gru_alone, body, found):
+    write_body(gru_alone, "gru_backward", body)
+    earned, status, reason = scores(grade_copy(gru_alone))["gru_backward"]
     assert (earned, status) == (0, "refused") and found in reason, reason
 
 
-def test_code_outside_the_function_is_refused(copy):
-    write_body(copy, "dynamic_discount", "return r\n")
-    path = copy / "tinyalgo" / "qlearning.py"
+def test_code_outside_the_function_is_refused(discount_alone):
+    write_body(discount_alone, "dynamic_discount", "return r\n")
+    path = discount_alone / "tinyalgo" / "qlearning.py"
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("    return r\n", "    return r\nimport os\n", 1), encoding="utf-8")
-    earned, status, reason = scores(grade(copy, instructor_tests_of(copy)))["dynamic_discount"]
+    earned, status, reason = scores(grade_copy(discount_alone))["dynamic_discount"]
     assert (earned, status) == (0, "refused") and "must stay inside the function" in reason
 
 
@@ -188,13 +212,13 @@ def test_changes_outside_the_regions_and_added_modules(copy):
     text = qlearning.read_text(encoding="utf-8")
     qlearning.write_text(text.replace("def penalty(q, kappa, mask=None):", "def penalty(q, kappa, mask=None):  # mine"),
                          encoding="utf-8")
-    result = grade(copy, instructor_tests_of(copy))
+    result = grade_copy(copy)
     assert scores(result)["dynamic_discount"][1] == "refused" and "changed outside the solution regions" in \
         scores(result)["dynamic_discount"][2]
     assert scores(result)["gru_backward"][1] == "graded"              # another file: unaffected
     qlearning.write_text(text, encoding="utf-8")
     (copy / "tinyalgo" / "helper.py").write_text("X = 1\n", encoding="utf-8")
-    assert f"{PKG}/helper.py was added" in scores(grade(copy, instructor_tests_of(copy)))["gru_backward"][2]
+    assert f"{PKG}/helper.py was added" in scores(grade_copy(copy))["gru_backward"][2]
 
 
 def test_what_is_ignored_and_a_zipped_folder(tmp_path):
@@ -223,7 +247,7 @@ def test_an_endless_loop_costs_one_test(copy):
     write_body(copy, "dynamic_discount", "if r.shape[1] == 2:\n    while True:\n        pass\n" +
                solution_of("dynamic_discount"))
     write_body(copy, "gru_backward", solution_of("gru_backward"))
-    result = grade(copy, instructor_tests_of(copy), limit=1.0)
+    result = grade_copy(copy, limit=1.0)
     rows = {r["test"]: r for r in result["tests"]}
     assert rows["test_dynamic_targets_new_episode"]["outcome"] in ("failed", "timeout")
     assert "time limit" in rows["test_dynamic_targets_new_episode"]["message"]
@@ -291,7 +315,7 @@ def test_the_isolated_process_refuses_what_the_screen_might_miss(tmp_path):
 def test_a_syntax_error_is_reported_with_its_line(copy):
     write_body(copy, "gru_backward", "return (dh_new,\n")
     write_body(copy, "dynamic_discount", solution_of("dynamic_discount"))
-    result = grade(copy, instructor_tests_of(copy))
+    result = grade_copy(copy)
     earned, status, reason = scores(result)["gru_backward"]
     line = next(i for i, text in enumerate((copy / "tinyalgo" / "cores.py").read_text().splitlines(), 1)
                 if "return (dh_new," in text)
@@ -350,7 +374,7 @@ def check_prairielearn(results: dict):
 
 def test_formats_follow_the_platforms_schemas(copy):
     write_body(copy, "dynamic_discount", solution_of("dynamic_discount"))
-    result = grade(copy, instructor_tests_of(copy))
+    result = grade_copy(copy)
     gs, pl = as_format(result, "gradescope"), as_format(result, "prairielearn")
     check_gradescope(gs)
     check_prairielearn(pl)
@@ -407,7 +431,7 @@ def test_grade_all_a_class_of_six(tmp_path, capsys):
             write_body(room / student, assignment, body)
     (room / "gus_empty").mkdir()
     assert cli.main(["grade-all", str(room), "--tests", str(tests), "--csv", str(tmp_path / "grades.csv"),
-                     "--test-timeout", "1"]) == 0
+                     "--test-timeout", "0.5"]) == 0        # fay's 3 endless tests; an honest one takes < 0.05 s
     progress = capsys.readouterr().err
     assert "graded 7/7" in progress
     rows = {r["student"]: r for r in csv.DictReader(io.StringIO((tmp_path / "grades.csv").read_text()))}
