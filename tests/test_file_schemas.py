@@ -148,3 +148,32 @@ def test_trace_checks_its_outputs_before_tracing(run_dir, tmp_path, argv, messag
     lines = run.stderr.strip().splitlines()
     assert run.returncode == 2 and lines == [f"tinyalgo: error: {message}"] and run.stdout == "", run.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+MACHINE_EDITS = [
+    (lambda d: d.update(base=11), "field base: found 11; allowed: an integer in [2, 10]"),
+    (lambda d: d.update(task=3), "field task: found 3; allowed: one of 'copy'"),
+    (lambda d: d["visits"].__setitem__(0, -1), "field visits[0]: found -1; allowed: an integer of at least 0"),
+    (lambda d: d.pop("start"), "field start is missing; allowed: an integer of at least 0"),
+    (lambda d: d.update(action="x"), "field action: found 'x'; allowed: a list"),
+]
+
+
+@pytest.mark.parametrize("change,message", MACHINE_EDITS, ids=[m.split(":")[0] for _, m in MACHINE_EDITS])
+def test_a_hand_edited_machine_names_its_file_and_field(tmp_path, change, message):
+    from tinyalgo.automata.machine import Machine, MachineError, load_machine
+    V = 17                                          # base 10: ten digits, the markers, none
+    two = np.zeros((2, V), dtype=np.int64)
+    machine = Machine("reverse", 10, 2, two + 1, two - 1, np.ones((2, V), dtype=np.int64), 0, np.zeros((1, 1)),
+                      np.zeros(2, dtype=np.int64), np.zeros((2, 4), dtype=np.int64),
+                      np.array([[0, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 1]]), np.array([5, 5]))
+    path = tmp_path / "m.json"
+    machine.save(path)
+    load_machine(path)                              # as saved: loads
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(MachineError) as err:
+        load_machine(path)
+    assert str(err.value) == f"machine {path}: {message}" or (str(err.value).startswith(f"machine {path}: ")
+                                                             and message in str(err.value))

@@ -26,10 +26,25 @@ import numpy as np
 
 from tinyalgo.automata.record import NO_WRITE, Recording
 from tinyalgo.runs.fileio import atomic_write_json
+from tinyalgo.runs.schema import Field, FileFormatError, check
 from tinyalgo.symbols import Vocabulary
 
 FORMAT = "tinyalgo-automaton"
 VERSION = 1
+
+
+def _table(minimum: int) -> Field:
+    return Field("list", items=Field("list", items=Field("int", minimum=minimum)))
+
+
+# The JSON a machine is saved as (``Machine.to_dict``); table shapes are checked against states x inputs on load.
+SCHEMA = {"format": Field("str", choices=(FORMAT,)), "version": Field("int", choices=(VERSION,)),
+          "task": Field("str", choices=("copy", "reverse", "walk", "addition", "addition3", "multiplication")),
+          "base": Field("int", minimum=2, maximum=10), "n_moves": Field("int", choices=(2, 4)),
+          "states": Field("int", minimum=1), "inputs": Field("int", minimum=1), "start": Field("int", minimum=0),
+          "action": _table(-1), "symbol": _table(-1), "next": _table(-1), "cluster": Field("list", items=Field("int")),
+          "feedback": _table(-1), "raw": _table(-1), "visits": Field("list", items=Field("int", minimum=0)),
+          "centroids": Field("list", items=Field("list", items=Field("number"))), "info": Field("dict", required=False)}
 
 
 class MachineError(ValueError):
@@ -123,6 +138,10 @@ def load_machine(path, task: str = None) -> Machine:
         fail("not a tinyalgo automaton")
     if d.get("version") != VERSION:
         fail(f"format version {d.get('version')!r}, this tinyalgo reads version {VERSION}")
+    try:
+        check(d, SCHEMA, f"machine {path}")
+    except FileFormatError as err:
+        raise MachineError(str(err)) from None
     if task is not None and d.get("task") != task:
         fail(f"is a machine of task {d.get('task')!r}, not of task {task!r}")
     try:
