@@ -138,6 +138,9 @@ CASES = [
     (["trace", "missing.npz"], "no such file"),
     (["trace", "run/checkpoint.npz", "--complexity", "5000000000"], "--complexity 5000000000 needs about"),
     (["table2", "--out", "afile"], "--out afile is a file"),
+    (["table2", "--digits", "1000000000"], "--digits 1000000000 needs about"),
+    (["table2", "--max-digits", "1000000000"], "--max-digits 1000000000 needs about"),
+    (["table2", "--instances", "1000000000"], "--instances 1000000000 needs about"),
     (["train", "--mode", "supervised", "--task", "addition3", "--base", "2"],
      "--task 'addition3' needs a base of at least 3; got base 2"),
 ]

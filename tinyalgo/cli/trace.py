@@ -56,6 +56,11 @@ def cmd_table2(args) -> int:
     check_writable_folder(args.out, "--out")
     if args.models:
         check_writable_folder(args.models, "--models")
+    longest = 2 * max(args.digits, args.max_digits) + 1         # reverse: complexity 2n + 1
+    what = f"--digits {args.digits}" if args.digits >= args.max_digits else f"--max-digits {args.max_digits}"
+    check_memory([(environment_bytes(50, longest), what, f"50 instances of {(longest - 1) // 2} digits"),
+                  (environment_bytes(args.instances, 2 * args.digits + 1), f"--instances {args.instances}",
+                   f"{args.instances} instances of {args.digits} digits")])
     command = "tinyalgo " + " ".join(sys.argv[1:])
     print(f"Table 2: FF-200, LSTM-200 and LSTM-400 trained supervised on reverse (at most {args.max_digits} digits),"
           f" probed on a {args.digits}-digit instance -> {args.out}")
