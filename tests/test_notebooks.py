@@ -1,5 +1,5 @@
 """The tutorials' notebooks: each of ``tutorials/*.ipynb`` is exactly what
-``tinyalgo.assignments.notebook`` makes from its script (a test fails if they drift), and,
+``tinyalgo notebooks`` (tinyalgo.assignments.notebook) makes from its script (a test fails if they drift), and,
 with the ``notebooks`` extra, each runs in a real Jupyter kernel in fast mode,
 every cell without error and every figure the tutorial shows inline as a PNG."""
 import json
@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from tinyalgo.assignments.notebook import main, notebook, notebook_path, notebook_text, script_cells, scripts
+from tinyalgo.assignments.notebook import notebook, notebook_path, notebook_text, script_cells, scripts
+from tinyalgo.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "tutorials"
@@ -20,7 +21,7 @@ SCRIPTS = scripts(FOLDER)
 def test_each_notebook_is_made_from_its_script(script):
     path = notebook_path(script)
     assert path.exists() and path.read_text(encoding="utf-8") == notebook_text(script.read_text(encoding="utf-8")), \
-        f"{path.name} differs from {script.name}: run python -m tinyalgo.assignments.notebook tutorials/"
+        f"{path.name} differs from {script.name}: run tinyalgo notebooks tutorials"
 
 
 def test_cells_by_hand():
@@ -51,10 +52,24 @@ def test_a_bad_line_is_named(script, says):
 
 def test_the_command_writes_and_checks(tmp_path, capsys):
     (tmp_path / "01_a.py").write_text("# %%\nx = 1\n", encoding="utf-8")
-    assert main(["--check", str(tmp_path)]) == 1 and "01_a.ipynb: differs" in capsys.readouterr().out
-    assert main([str(tmp_path)]) == 0 and main(["--check", str(tmp_path)]) == 0
+    assert main(["notebooks", "--check", str(tmp_path)]) == 1 and "01_a.ipynb: differs" in capsys.readouterr().out
+    assert not (tmp_path / "01_a.ipynb").exists()
+    assert main(["notebooks", str(tmp_path)]) == 0 and main(["notebooks", "--check", str(tmp_path)]) == 0
     (tmp_path / "01_a.py").write_text("# %%\nx = 2\n", encoding="utf-8")
-    assert main(["--check", str(tmp_path)]) == 1
+    assert main(["notebooks", "--check", str(tmp_path)]) == 1
+
+
+def test_the_command_refuses_bad_input_before_writing(tmp_path, capsys):
+    assert main(["notebooks", str(tmp_path)]) == 2
+    assert f"{tmp_path}: no tutorial scripts (NN_*.py) there" in capsys.readouterr().err
+    assert main(["notebooks", str(tmp_path / "none")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    (tmp_path / "01_a.py").write_text("# %%\nx = 1\n", encoding="utf-8")
+    (tmp_path / "02_b.py").write_text("# %% [markdown]\nnot a comment\n", encoding="utf-8")
+    assert main(["notebooks", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "02_b.py, line 2: a markdown cell's lines start with '# '" in err
+    assert not list(tmp_path.glob("*.ipynb"))                          # not even the good script's notebook
 
 
 def test_the_notebooks_are_valid_nbformat():

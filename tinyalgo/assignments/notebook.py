@@ -8,15 +8,15 @@ first marker is a cell of its own.  The notebook is nbformat 4.5 JSON written
 directly (no Jupyter package needed), without outputs: the same bytes for the
 same script.
 
-    python -m tinyalgo.assignments.notebook tutorials/           # write tutorials/*.ipynb, each from its NN_*.py
-    python -m tinyalgo.assignments.notebook --check tutorials/   # exit status 1 if a notebook differs from its script
+    tinyalgo notebooks tutorials           # write tutorials/*.ipynb, each from its NN_*.py
+    tinyalgo notebooks --check tutorials   # exit status 1 if a notebook differs from its script
+
+(the command is ``tinyalgo.cli.notebooks``).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import pathlib
-import sys
 
 from tinyalgo.runs.fileio import atomic_write_bytes
 
@@ -85,40 +85,26 @@ def notebook_path(script) -> pathlib.Path:
     return pathlib.Path(script).with_suffix(".ipynb")
 
 
+def notebook_texts(folder) -> dict:
+    """{notebook path: its text} for every script of ``folder``, all read first (a ValueError names the first
+    bad line of any)."""
+    return {notebook_path(s): notebook_text(s.read_text(encoding="utf-8"), str(s)) for s in scripts(folder)}
+
+
+def _stale(texts) -> list:
+    return [path for path, text in texts.items() if not path.exists() or path.read_text(encoding="utf-8") != text]
+
+
 def stale(folder) -> list:
     """The notebooks of ``folder`` missing or different from what their scripts make."""
-    return [notebook_path(s) for s in scripts(folder)
-            if not notebook_path(s).exists() or
-            notebook_path(s).read_text(encoding="utf-8") != notebook_text(s.read_text(encoding="utf-8"), str(s))]
+    return _stale(notebook_texts(folder))
 
 
 def write_notebooks(folder) -> list:
-    """Write the notebook of every script of ``folder`` that is stale; returns their paths."""
-    written = stale(folder)
+    """Write the notebook of every script of ``folder`` that is stale, once every script has been read;
+    returns their paths."""
+    texts = notebook_texts(folder)
+    written = _stale(texts)
     for path in written:
-        script = path.with_suffix(".py")
-        atomic_write_bytes(path, notebook_text(script.read_text(encoding="utf-8"), str(script)).encode("utf-8"))
+        atomic_write_bytes(path, texts[path].encode("utf-8"))
     return written
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tinyalgo.assignments.notebook",
-                                     description="Write each NN_*.py tutorial of FOLDER as NN_*.ipynb.")
-    parser.add_argument("folder", help="the folder of the tutorial scripts (e.g. tutorials/)")
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit status 1 if a notebook is missing or differs from its script")
-    args = parser.parse_args(argv)
-    if not scripts(args.folder):
-        parser.error(f"{args.folder}: no tutorial scripts (NN_*.py) there")
-    try:
-        paths = stale(args.folder) if args.check else write_notebooks(args.folder)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    for path in paths:
-        print(f"{path}: {'differs from its script' if args.check else 'written'}")
-    return 1 if args.check and paths else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
