@@ -1,10 +1,15 @@
 """The tutorials.  In the package, each runs top to bottom as a plain script in
-fast mode, every ``assert`` in it holding, and writes its figures.  On a
-student's copy of every assignment (``tinyalgo assignment make``) each still
-runs to its end: a cell that needs a function still stubbed says which one and
-which assignment (``tinyalgo.assignments.tutorial.skip_if_stub``), and every assignment is
-named by the tutorial that teaches it; on a solution copy every cell runs.
+fast mode, every ``assert`` in it holding, and writes its figures; with any
+function an assignment asks for made wrong, the tutorial that teaches it fails
+on the ``assert`` that states what it computes.  On a student's copy of every
+assignment (``tinyalgo assignment make``) each still runs to its end: a cell
+that needs a function still stubbed says which one and which assignment
+(``tinyalgo.assignments.tutorial.skip_if_stub``), and every assignment is named
+by the tutorial that teaches it; on a solution copy every cell runs.
 Tutorial 02's "your turn" teaches before and after the student's work."""
+import contextlib
+import importlib
+import inspect
 import os
 import pathlib
 import re
@@ -13,14 +18,18 @@ import subprocess
 import sys
 import textwrap
 import time
+import traceback
+import types
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import pytest
 
 from tinyalgo.assignments import tutorial
 from tinyalgo.assignments.make import make
 from tinyalgo.assignments.registry import ASSIGNMENTS
 from tinyalgo.assignments.tutorial import skip_if_stub
+from tinyalgo.tasks.base import DOWN, UP
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TUTORIALS = sorted(ROOT.joinpath("tutorials").glob("[0-9]*.py"))
@@ -56,6 +65,145 @@ def test_every_assignment_names_a_tutorial_that_exists():
     assert numbers == sorted(set(numbers)), "two tutorials share a number"
     for a in ASSIGNMENTS.values():
         assert a.tutorial in numbers, f"assignment {a.name} says 'see tutorial {a.tutorial}': there is none"
+
+
+# ------------------------------------------------------------------ the asserts guard what they teach
+# A wrong version of every function an assignment asks for (a mistake a student could make), made from the
+# right one, and the start of the tutorial's assert that must catch it.
+def swapped_up_and_down(zigzag):
+    def wrong(self, lengths, reads):
+        table = zigzag(self, lengths, reads)
+        down, up = self.action(DOWN, 0), self.action(UP, 0)
+        return np.where(table == down, up, np.where(table == up, down, table))
+    return wrong
+
+
+def scaled(index, factor):
+    """Output ``index`` of a function returning a tuple (None: its only output) times ``factor``."""
+    def make(right):
+        def wrong(*args, **kwargs):
+            out = right(*args, **kwargs)
+            if index is None:
+                return out * factor
+            return tuple(o * factor if i == index else o for i, o in enumerate(out))
+        return wrong
+    return make
+
+
+def without_the_softmax_term(right):
+    return lambda dlogp, cache: dlogp
+
+
+def without_the_state_gradient(step_backward):
+    def wrong(self, *args, **kwargs):
+        grads, dstate = step_backward(self, *args, **kwargs)
+        return grads, [tuple(0 * d for d in layer) for layer in dstate]
+    return wrong
+
+
+def without_the_barrier(backward):
+    return lambda ctrl, caches, *args, **kw: backward(ctrl, [c._replace(keep=None) for c in caches], *args, **kw)
+
+
+def advancing_on_any_score(record):
+    def wrong(self, solved_fraction, **info):
+        advanced = record(self, 1.0, **info)
+        self.history[-1]["solved"] = float(solved_fraction)
+        return advanced
+    return wrong
+
+
+def with_argument(name, value):
+    """The function with its argument ``name`` replaced by ``value(argument)``."""
+    def make(right):
+        def wrong(*args, **kwargs):
+            bound = inspect.signature(right).bind(*args, **kwargs)
+            bound.arguments[name] = value(bound.arguments[name])
+            return right(*bound.args, **bound.kwargs)
+        return wrong
+    return make
+
+
+def splitting_every_state(minimise):
+    return lambda machine: (machine, np.arange(machine.n_states))
+
+
+BREAKS = {
+    "tinyalgo.tasks.arithmetic._ColumnArithmetic._zigzag": (swapped_up_and_down, "assert truth == "),
+    "tinyalgo.layers.affine_backward": (scaled(1, 2.0), 'assert max(rep["errors"].values()) < 1e-7'),
+    "tinyalgo.layers.tanh_backward": (scaled(None, 0.5), 'assert max(rep["errors"].values()) < 1e-7'),
+    "tinyalgo.layers.log_softmax_backward": (without_the_softmax_term, 'assert max(rep["errors"].values()) < 1e-7'),
+    "tinyalgo.layers.nll_loss": (scaled(1, -1.0), "assert abs(nll - 1.386294) < 1e-6"),
+    "tinyalgo.cores.gru_step_backward": (scaled(1, 0.0), 'assert max(report["errors"].values()) < 1e-6'),
+    "tinyalgo.cores.lstm_step_backward": (scaled(2, 0.0), 'assert max(lstm_report["errors"].values()) < 1e-6'),
+    "tinyalgo.controller.Controller.step_backward": (without_the_state_gradient,
+                                                     'assert max(report["errors"].values()) < 1e-5'),
+    "tinyalgo.bptt.backward": (without_the_barrier, 'assert max(report["errors"].values()) < 1e-5'),
+    "tinyalgo.curriculum.Curriculum.record": (advancing_on_any_score, 'assert h["level"] == level and h["advanced"]'),
+    "tinyalgo.qlearning.dynamic_one_step_targets": (with_argument("v_hat", np.ones_like),    # no V-hat
+                                                    "assert np.allclose(one_step[:, 0]"),
+    "tinyalgo.qlearning.lambda_returns": (with_argument("lambdas", np.ones_like),                 # lambda never cut
+                                          "assert np.allclose(as_lambda_return[:, 0]"),
+    "tinyalgo.qlearning.watkins_targets": (with_argument("exploratory", np.zeros_like),          # no cut at exploring
+                                           "assert np.allclose(targets[:, 0]"),
+    "tinyalgo.qlearning.penalty": (scaled(1, 0.5), "assert abs(loss_p - 0.16) < 1e-12"),
+    "tinyalgo.automata.minimise.minimise": (splitting_every_state, "assert minimal.n_states == 3"),
+}
+TAUGHT = {f"{f.module}.{f.qualname}": (a, f) for a in ASSIGNMENTS.values() for f in a.functions}
+
+
+@contextlib.contextmanager
+def made_wrong(function, make_wrong):
+    """Within the block, ``function`` (an assignment's) is ``make_wrong(the right one)`` wherever tinyalgo
+    holds it: a method on its class, a function in every tinyalgo module that imported it (and, on
+    leaving, in every one imported meanwhile)."""
+    module = importlib.import_module(function.module)
+    owner, _, name = function.qualname.rpartition(".")
+    if owner:
+        cls = getattr(module, owner)
+        right = cls.__dict__[name]
+        setattr(cls, name, make_wrong(right))
+        try:
+            yield
+        finally:
+            setattr(cls, name, right)
+        return
+    right = getattr(module, name)
+    wrong = make_wrong(right)
+
+    def replace(old, new):
+        for m in list(sys.modules.values()):
+            if isinstance(m, types.ModuleType) and m.__name__.split(".")[0] == "tinyalgo":
+                for key, value in list(vars(m).items()):
+                    if value is old:
+                        setattr(m, key, new)
+
+    replace(right, wrong)
+    try:
+        yield
+    finally:
+        replace(wrong, right)
+
+
+def test_every_function_an_assignment_asks_for_has_a_wrong_version_here():
+    assert set(BREAKS) == set(TAUGHT)
+
+
+@pytest.mark.parametrize("dotted", list(BREAKS), ids=[d.split(".", 1)[1] for d in BREAKS])
+def test_a_wrong_taught_function_fails_its_tutorial_on_the_assert_that_teaches_it(dotted, monkeypatch, tmp_path,
+                                                                                   capsys):
+    assignment, function = TAUGHT[dotted]
+    path = next(p for p in TUTORIALS if number(p) == assignment.tutorial)
+    make_wrong, claim = BREAKS[dotted]
+    monkeypatch.setenv("TINYALGO_FAST", "1")
+    monkeypatch.chdir(tmp_path)
+    with made_wrong(function, make_wrong), pytest.raises(AssertionError) as failed:
+        runpy.run_path(str(path), run_name="__main__")
+    in_tutorial = [frame for frame in traceback.extract_tb(failed.tb) if frame.filename == str(path)]
+    assert in_tutorial, f"the assertion failed outside {path.name}: {failed.value!r}"
+    line = in_tutorial[-1]
+    assert line.line.startswith(claim), f"{path.name}:{line.lineno} failed, not the assert {claim!r}: {line.line}"
+    assert "this cell needs" not in capsys.readouterr().out          # a wrong function is no stub
 
 
 # ------------------------------------------------------------------ student copies
