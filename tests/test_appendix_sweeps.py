@@ -1,7 +1,10 @@
 """The sweeps of Figure 5 and Appendices B and C, and Table 1's cells: tables
 are made from run logs, a run that did not solve is a failed run (never a
 missing one), a sweep stopped and run again ends with the rows of one never
-stopped, and a bad column, base or reward is one error before anything runs."""
+stopped, and a bad column, base or reward is one error before anything runs.
+The tables' text is checked through the numbers it states, not its wording."""
+import re
+from csv import DictReader
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -10,7 +13,8 @@ from sweep_helpers import SMALL, run, stopped_after_the_first_save, without_cloc
 from tinyalgo.cli import main
 from tinyalgo.experiments import appendix, figure3, figure5, table1_report
 from tinyalgo.experiments.table1 import Job, table1_jobs
-from tinyalgo.experiments.table1_report import parse_run_name, summarize_directory, table1_markdown
+from tinyalgo.experiments.table1_report import (TABLE1_ROWS, claims_text, columns_text, common_runs, option_value,
+                                                parse_run_name, summarize_directory, table1_markdown)
 from tinyalgo.qtraining import QTrainer
 
 
@@ -19,6 +23,31 @@ def cells(text):
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in text.splitlines() if line.startswith("|")]
     return {r[0].split()[0]: dict(zip(rows[0], r)) for r in rows[2:]}
 
+
+NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+
+
+def numbers(text) -> list:
+    """The numbers ``text`` states, in order ("12,000" is 12000; "0-4" is 0 and 4; "200k" is 200)."""
+    return [float(n.replace(",", "")) if "." in n else int(n.replace(",", "")) for n in NUMBER.findall(text)]
+
+
+def reported(cell) -> tuple:
+    """What an appendix cell states: (runs solved, runs) or None (no runs), and the paper's minutes (None: invalid)."""
+    solved, paper = re.search(r"(\d+)/(\d+) solved", cell), re.search(r"paper (\d+\.\d)", cell)
+    return (tuple(map(int, solved.groups())) if solved else None), (float(paper[1]) if paper else None)
+
+
+def per_task(text) -> dict:
+    """{task: the numbers stated after "task:"} of a sentence that goes through the tasks."""
+    parts = re.split(r"\b(" + "|".join(TABLE1_ROWS) + r"): ", text)
+    return {task: numbers(part) for task, part in zip(parts[1::2], parts[2::2])}
+
+
+def cell_rows(rows, task, **option):
+    """The rows of one cell of an appendix table: ``task`` and one option's value (base= or reward=)."""
+    (name, value), = option.items()
+    return [r for r in rows if r["task"] == task and option_value(r, name) == value]
 
 
 def test_run_names_carry_base_and_reward_and_old_names_stay():
@@ -38,19 +67,26 @@ def test_appendix_b_table_from_run_logs_counts_unsolved_runs_as_failed(tmp_path)
     assert not appendix.appendix_b_jobs(["multiplication", "addition3"], [2], [0], 1000)   # refused: never run
     text = run("appendix-b", tmp_path, [2, 4, 10], tasks=("copy", "multiplication"), summarize=True)
     assert text == (tmp_path / "appendix_b.md").read_text()
+    rows = appendix.table_rows("appendix-b", summarize_directory(tmp_path))
+    solved, unsolved = cell_rows(rows, "copy", base=10), cell_rows(rows, "copy", base=4)
+    numbers_10 = appendix.cell(solved)
+    assert numbers_10["runs"] == numbers_10["solved"] == 1 and numbers_10["minutes"] > 0
+    assert 5_000 < numbers_10["chars"] < 15_000
+    assert appendix.cell(unsolved) == dict(runs=2, solved=0, minutes=None, chars=None)      # failed, not missing
+    assert [r["budget"] for r in solved + unsolved] == [15_000, 300, 300]
+    assert common_runs([solved, unsolved]) is None                 # so each cell states its own seeds and budget
     table = cells(text)
+    assert list(table) == ["copy", "multiplication"]
+    assert list(table["copy"]) == list(table["multiplication"]) == ["task", "base 2", "base 4", "base 10"]
     copy, mult = table["copy"], table["multiplication"]
-    assert copy["base 10"].endswith(", 1/1 solved (paper 0.6; ours: seed 0, 15,000 chars)")
-    assert " min, 11k chars" in copy["base 10"] and not copy["base 10"].startswith("failed")
-    assert copy["base 4"] == "failed, 0/2 solved (paper 0.6; ours: seeds 0, 1, 300 chars)"
-    assert copy["base 2"] == "not run (paper 1.4)"
-    assert mult["base 2"] == "invalid (tinyalgo refuses) (paper invalid)"
-    assert mult["base 10"] == "not run (paper 24.7)"
-    assert "Each cell states its seeds and its budget" in text
-    assert "A run that did not solve within its budget counts as failed." in text
-    csv = (tmp_path / "appendix_b.csv").read_text().splitlines()
-    assert len(csv) == 4 and csv[0].split(",")[:7] == ["task", "column", "seed", "controller", "units", "budget",
-                                                         "solved"]
+    assert reported(copy["base 10"]) == ((1, 1), 0.6) and numbers(copy["base 10"].split("ours:")[1]) == [0, 15_000]
+    assert reported(copy["base 4"]) == ((0, 2), 0.6) and numbers(copy["base 4"].split("ours:")[1]) == [0, 1, 300]
+    assert reported(copy["base 2"]) == (None, 1.4) and reported(mult["base 10"]) == (None, 24.7)      # not run
+    assert not appendix.valid("multiplication", 2) and reported(mult["base 2"]) == (None, None)     # refused
+    with open(tmp_path / "appendix_b.csv", newline="") as f:
+        written = list(DictReader(f))
+    assert [(r["task"], int(r["base"]), int(r["seed"]), r["solved"]) for r in written] == \
+        [("copy", 4, 0, "False"), ("copy", 4, 1, "False"), ("copy", 10, 0, "True")]
 
 
 def fake(solved_chars, **kw):
@@ -63,19 +99,22 @@ def fake(solved_chars, **kw):
 def test_the_median_counts_a_failed_run_as_slower_than_any_solved():
     assert appendix.cell(fake([300_000, None, 100_000])) == dict(runs=3, solved=2, minutes=3.0, chars=300_000)
     assert appendix.cell(fake([100_000, None]))["chars"] is None                # half failed: failed
-    rows = fake([100_000, None, None], reward="continuous") + fake([100_000, 200_000, None], reward="binary")
-    table = cells(appendix.appendix_c_markdown(rows, rewards=["binary", "continuous"]))["copy"]
-    assert table["continuous reward"] == "failed, 1/3 solved (paper 0.8)"
-    assert table["0/1 reward"] == "2.00 min, 200k chars, 2/3 solved (paper 0.6)"
-    text = appendix.appendix_c_markdown(rows, rewards=["binary", "continuous"])
-    assert "Every cell: seeds 0-2, 10,000,000 chars" in text
-    assert "with the continuous reward against the 0/1 reward (above 1: slower): copy: failed." in text
-    swapped = fake([100_000, None, None], reward="binary") + fake([100_000, 200_000, None], reward="continuous")
-    assert "against the 0/1 reward (above 1: slower): copy: 0/1 reward failed." in appendix.appendix_c_markdown(
-        swapped, rewards=["binary", "continuous"])
-    faster = fake([100_000, 300_000, None], reward="discretized") + fake([200_000, 200_000], reward="binary")
-    assert "discretized reward against the 0/1 reward (above 1: slower): copy: 1.50x." in \
-        appendix.appendix_c_markdown(faster)
+    binary = fake([100_000, 200_000, None], reward="binary")
+    continuous = fake([100_000, None, None], reward="continuous")
+    assert appendix.cell(continuous) == dict(runs=3, solved=1, minutes=None, chars=None)
+    assert appendix.cell(binary) == dict(runs=3, solved=2, minutes=2.0, chars=200_000)
+    table = cells(appendix.appendix_c_markdown(continuous + binary, rewards=["binary", "continuous"]))["copy"]
+    assert reported(table["continuous reward"]) == ((1, 3), 0.8)
+    assert reported(table["0/1 reward"]) == ((2, 3), 0.6) and numbers(table["0/1 reward"])[:2] == [2.0, 200]
+    assert common_runs([continuous, binary]) is not None        # one note for the table: no cell restates its runs
+    assert "ours:" not in table["continuous reward"] + table["0/1 reward"]
+    # against the 0/1 reward: which side failed, else the ratio of the medians
+    assert appendix.ratio_text(continuous, binary, "0/1 reward") == "failed"
+    assert appendix.ratio_text(binary, continuous, "0/1 reward") == "0/1 reward failed"
+    faster = fake([100_000, 300_000, None], reward="discretized")       # the failed run is the slowest: 300k
+    assert appendix.cell(faster)["chars"] == 300_000
+    assert appendix.ratio_text(faster, fake([200_000, 200_000], reward="binary"), "0/1 reward") == "1.50x"
+    assert appendix.ratio_text([], binary, "0/1 reward") == "-"
 
 
 def test_appendix_b_compares_the_small_vocabulary_with_base_10_and_counts_solves_per_base():
@@ -83,22 +122,34 @@ def test_appendix_b_compares_the_small_vocabulary_with_base_10_and_counts_solves
             + fake([100_000, 200_000, 300_000], base=10) + fake([None, None, 100_000], base=3)
             + [dict(r, task="walk") for r in fake([None, None, None], base=10) + fake([1_000, 5_000, None], base=4)])
     text = appendix.appendix_b_markdown(rows, bases=[2, 3, 4, 10])
-    assert "against base 10 (above 1: the small vocabulary, a frequent but less reliable reward, is slower):" \
-           " copy, base 2: 2.00x; walk, base 2: -." in text
-    assert "- Runs that solved, over the tasks valid in every base (copy, walk): base 2 2/3, base 3 1/3, base 4 5/6," \
-           " base 10 3/6." in text
+    # the smallest valid base against base 10: copy's median 400k against 200k; walk never ran in base 2
+    assert appendix.ratio_text(cell_rows(rows, "copy", base=2), cell_rows(rows, "copy", base=10), "base 10") == "2.00x"
+    assert appendix.ratio_text(cell_rows(rows, "walk", base=2), cell_rows(rows, "walk", base=10), "base 10") == "-"
+
+    def solved_per_base(text):
+        """{base: (runs solved, runs)} of the count over the tasks valid in every base."""
+        return {b: (k, n) for b, k, n in (map(int, m) for m in re.findall(r"base (\d+) (\d+)/(\d+)", text))}
+
+    assert solved_per_base(text) == {2: (2, 3), 3: (1, 3), 4: (5, 6), 10: (3, 6)}        # copy and walk
     mult = [dict(r, task="multiplication") for r in fake([100_000], base=3)]
-    assert "in every base (copy, walk): base 2 2/3, base 3 1/3," in appendix.appendix_b_markdown(rows + mult,
-                                                                                             bases=[2, 3, 4, 10])
-    assert "- Base with the fewest median characters to solve: copy: bases 4 (3/3 solved), 10 (3/3 solved);" \
-           " walk: base 4 (2/3 solved)." in text
+    assert solved_per_base(appendix.appendix_b_markdown(rows + mult, bases=[2, 3, 4, 10])) == solved_per_base(text)
+
+    def fastest(*args):
+        """{base: (runs solved, runs)} of ``appendix.fastest``: the base, or the tied bases, that solved soonest."""
+        return {int(b): (int(k), int(n)) for b, k, n in re.findall(r"(\d+) \((\d+)/(\d+) solved\)",
+                                                                    appendix.fastest(*args))}
+
+    assert fastest(rows, "copy", [2, 3, 4, 10]) == {4: (3, 3), 10: (3, 3)}               # tied: 200k each
+    assert fastest(rows, "walk", [2, 3, 4, 10]) == {4: (2, 3)}
+    assert fastest(rows, "copy", [3, 2]) == {2: (2, 3)}                                   # a failed base beside it
     assert appendix.fastest(rows, "walk", [10]) == "every base failed"
     assert appendix.fastest(rows, "walk", [2]) == "not run"
-    assert appendix.fastest(rows, "copy", [3, 2]) == "base 2 (2/3 solved)"          # a failed base beside it
     only_arithmetic = [dict(r, task="multiplication") for r in fake([100_000], base=3)]
     arithmetic = appendix.appendix_b_markdown(only_arithmetic, bases=[2, 3])    # no task valid in base 2
-    assert "tasks valid in every base" not in arithmetic and "multiplication: base 3 (1/1 solved)" in arithmetic
-    assert cells(text)["walk"]["base 10"] == "failed, 0/3 solved (paper 11.1)"
+    assert solved_per_base(arithmetic) == {} and fastest(only_arithmetic, "multiplication", [3]) == {3: (1, 1)}
+    assert appendix.fastest(only_arithmetic, "multiplication", [3]) in arithmetic
+    assert reported(cells(text)["walk"]["base 10"]) == ((0, 3), 11.1)
+    assert appendix.cell(cell_rows(rows, "walk", base=10))["chars"] is None               # failed
 
 
 def test_a_stopped_appendix_sweep_resumes_to_the_same_rows(tmp_path, monkeypatch):
@@ -162,7 +213,11 @@ def test_figure5_tests_each_final_model_and_a_rerun_reuses_runs_and_tests(tmp_pa
     table = {(r[0].split()[0], r[1]): r for r in ([c.strip() for c in line.strip("|").split("|")] for line in lines)}
     assert set(table) == {("copy", "classic"), ("copy", "full")}
     assert table["copy", "full"][2] == "1/1" and float(table["copy", "full"][3]) > 0.5      # solved in training
-    assert "Every cell: seed 0, 12,000 chars" in text
+    with open(tmp_path / "figure5.csv", newline="") as f:
+        tested = list(DictReader(f))
+    assert {(r["column"], int(r["seed"]), int(r["budget"])) for r in tested} == {("classic", 0, 12_000),
+                                                                                ("full", 0, 12_000)}
+    assert [int(r["complexity"]) for r in tested] == [10, 30, 10, 30]
 
     def no_work(*args, **kw):
         raise AssertionError("a finished run was trained or tested again")
@@ -197,9 +252,12 @@ def test_figure5_summarize_rebuilds_the_figure_from_logs_and_tests_without_the_m
 
     (tmp_path / "runs" / "copy-full-s1" / "figure5.json").unlink()             # a run never tested
     part = figure5.summarize_figure5(str(tmp_path), "cmd", (10, 30), 10, log=said.append)
-    assert said == ["left out, not tested at every complexity with 10 instances: copy-full-s1"]
-    rows = {line.split("|")[2].strip(): line for line in part.splitlines() if line.startswith("| copy")}
-    assert rows["full"].endswith("| seed 0, 12,000 chars |") and "| seeds 0, 1, 12,000 chars |" in rows["classic"]
+    assert len(said) == 1 and "copy-full-s1" in said[0] and "copy-classic" not in said[0]
+    with open(tmp_path / "figure5.csv", newline="") as f:
+        kept = {(r["column"], int(r["seed"])) for r in DictReader(f)}
+    assert kept == {("classic", 0), ("classic", 1), ("full", 0)}
+    rows = {line.split("|")[2].strip(): line.split("|")[-2] for line in part.splitlines() if line.startswith("| copy")}
+    assert numbers(rows["full"]) == [0, 12_000] and numbers(rows["classic"]) == [0, 1, 12_000]    # seeds, budget
     assert main(["experiment", "figure5", "--summarize", "--out", str(tmp_path), "--complexities", "10", "100",
                  "--instances", "10"]) == 2
     assert "no run in" in capsys.readouterr().err
@@ -208,25 +266,34 @@ def test_figure5_summarize_rebuilds_the_figure_from_logs_and_tests_without_the_m
 def test_each_panel_states_how_many_seeds_its_lines_average(tmp_path, monkeypatch):
     drawn = []
     monkeypatch.setattr(figure3, "atomic_savefig", lambda fig, path, **kw: drawn.append(
-        ([ax.get_title() for ax in fig.axes if ax.get_visible()], [t.get_text() for t in fig.axes[0].get_legend().texts])))
+        ([ax.get_title() for ax in fig.axes if ax.get_visible()],
+         [t.get_text() for t in fig.axes[0].get_legend().texts])))
     rows = [dict(task=task, column=column, seed=s, complexity=c, solved=1.0)
             for task, seeds in (("copy", {"full": 2, "classic": 2}), ("walk", {"full": 3, "classic": 5}))
             for column, n in seeds.items() for s in range(n) for c in (10, 100)]
-    figure3.plot_accuracy(rows, str(tmp_path / "f.png"), "column", figure5.series(["classic", "full"]), "title")
-    assert drawn == [(["copy (2 seeds per line)", "walk (3-5 seeds per line)"],
-                      ["standard Q-learning (classic) (mean)", "enhanced (full) (mean)"])]
+    series = figure5.series(["classic", "full"])
+    figure3.plot_accuracy(rows, str(tmp_path / "f.png"), "column", series, "title")
+    (titles, legend), = drawn
+    assert [(title.split()[0], numbers(title)) for title in titles] == [("copy", [2]), ("walk", [3, 5])]
+    assert len(legend) == len(series) and all(label in entry for (*_, label), entry in zip(series, legend))
 
 
 def test_figure5_says_where_the_enhanced_version_falls_below_the_standard_one():
     def run(task, column, solved):
-        return dict(task=task, column=column, curve=[dict(complexity=k, solved=v) for k, v in zip((10, 100, 1000), solved)])
+        return dict(task=task, column=column,
+                    curve=[dict(complexity=k, solved=v) for k, v in zip((10, 100, 1000), solved)])
 
-    groups = {("copy", "full"): [run("copy", "full", (1, 1, 0.9))], ("copy", "classic"): [run("copy", "classic", (1, 0.5, 0.2))],
+    groups = {("copy", "full"): [run("copy", "full", (1, 1, 0.9))],
+              ("copy", "classic"): [run("copy", "classic", (1, 0.5, 0.2))],
               ("walk", "full"): [run("walk", "full", (1, 0.5, 0.0)), run("walk", "full", (1, 0.5, 0.2))],
               ("walk", "classic"): [run("walk", "classic", (1, 0.8, 0.0))]}
+    assert [figure5.mean_solved(groups["walk", column], 100) for column in ("full", "classic")] == [0.5, 0.8]
     text = figure5.comparison_text(groups, ["copy", "walk"], (10, 100, 1000))
-    assert "copy: enhanced above standard at 2 of 3 complexities, never below" in text
-    assert "walk: enhanced above standard at 1 of 3 complexities, below at 100 (0.500 < 0.800)" in text
+    # per task: complexities where enhanced is above, of how many; then each complexity where it is below,
+    # with both means (walk at 1000: 0.1 against 0.0, above)
+    assert per_task(text) == {"copy": [2, 3], "walk": [1, 3, 100, 0.5, 0.8]}
+    assert figure5.comparison_text({k: v for k, v in groups.items() if k[1] == "full"}, ["copy", "walk"],
+                                   (10, 100, 1000)) == ""                                # no standard runs: no claim
 
 
 def test_figure5_draws_any_table1_columns_and_compares_only_the_papers_two():
@@ -238,13 +305,17 @@ def test_figure5_draws_any_table1_columns_and_compares_only_the_papers_two():
     text = figure5.figure5_markdown(rows)
     lines = [line.split("|")[2].strip() for line in text.splitlines() if line.startswith("| addition")]
     assert lines == ["classic", "dynamic", "full"]                    # Table 1's order
-    assert "addition: enhanced above standard at 0 of 2 complexities, below at 1,000 (0.400 < 0.700)" in text
-    assert "dynamic = units 200, discount dynamic, q one-step, penalty off" in text
-    assert "Enhanced against standard" not in figure5.figure5_markdown(rows[:2])    # no classic: no claim
+    groups = {("addition", r["column"]): [r] for r in rows}
+    comparison = figure5.comparison_text(groups, ["addition"], (10, 1000))
+    assert per_task(comparison) == {"addition": [0, 2, 1000, 0.4, 0.7]} and comparison in text
+    assert columns_text(["classic", "dynamic", "full"]) in text                # what each column is
+    no_classic = {k: v for k, v in groups.items() if k[1] != "classic"}
+    assert figure5.comparison_text(no_classic, ["addition"], (10, 1000)) == ""          # no classic: no claim
+    assert figure5.figure5_markdown(rows[:2]).count("\n") < text.count("\n")
     drawn = figure5.series(["classic", "dynamic", "dynamic-watkins", "full"])
     assert [s[:2] for s in drawn] == [("classic", "tab:blue"), ("dynamic", figure5.OTHER_COLORS[0]),
                                       ("dynamic-watkins", figure5.OTHER_COLORS[1]), ("full", "tab:red")]
-    assert drawn[0][3] == "standard Q-learning (classic)"
+    assert drawn[0][3] == figure5.LABELS[figure5.STANDARD] and drawn[-1][3] == figure5.LABELS[figure5.ENHANCED]
     every = figure5.series(list(table1_report.TABLE1_COLUMNS))                 # all eight columns
     assert len(every) == 8 and len({s[1] for s in every}) == 8
     lone = figure5.figure5_markdown(rows[1:2])
@@ -267,36 +338,47 @@ def row(**kw):
     return dict(dict(task="copy", column="classic", seed=0, budget=10_000_000, solved=True), **kw)
 
 
+def claim_numbers(line) -> tuple:
+    """A line of ``claims_text``: (the claim, as ``table1_report.CLAIMS`` words it, the tasks it is checked over,
+    the numbers before the columns (the runs left out), {column: the numbers of its cell})."""
+    claim = next(words for _, words in table1_report.CLAIMS if words in line)
+    head, _, body = line.partition(claim)[2].rpartition(": ")
+    tasks = [t for t in TABLE1_ROWS if re.search(rf"\b{t}\b", head)]
+    return claim, tasks, numbers(head), {part.split()[0]: numbers(part.split(" ", 1)[1]) for part in body.split("; ")}
+
+
 def test_table1_states_the_papers_claims_over_the_runs_every_column_has():
     rows = ([row(column="classic", seed=s, solved=s < 1, chars_to_solve=100 if s < 1 else None) for s in range(3)]
             + [row(column="dynamic", seed=s, solved=s < 2, chars_to_solve=300 + 2 * s) for s in range(3)]
             + [row(task="walk", column="dynamic", seed=0, solved=True, chars_to_solve=7)]
             + [row(column="classic-400", seed=s, solved=False) for s in range(3)])
-    claims = table1_report.claims_text(rows)
-    assert claims == ["- The paper: each enhancement helps. Runs solved over copy (the task and seed pairs every column"
-                      " has; 1 other runs left out): classic 1/3 (solved in a median of 100 chars); dynamic 2/3 (solved"
-                      " in a median of 301 chars).",
-                      "- The paper: more units hurt plain Q-learning. Runs solved over copy: classic 1/3 (solved in a"
-                      " median of 100 chars); classic-400 0/3."]
+    claims = claims_text(rows)
+    # each claim: the paper's words, the tasks compared, the runs left out, then per column the runs solved,
+    # the runs and (if any solved) the median characters to solve
+    assert [claim_numbers(line) for line in claims] == [
+        ("each enhancement helps", ["copy"], [1], {"classic": [1, 3, 100], "dynamic": [2, 3, 301]}),
+        ("more units hurt plain Q-learning", ["copy"], [], {"classic": [1, 3, 100], "classic-400": [0, 3]})]
     assert claims[0] in table1_markdown(rows, 1)
     # a column still running: its missing seeds leave the others' runs of those seeds out too
     running = [r for r in rows if r["column"] != "dynamic"] + [row(task="walk", column=c, seed=0, solved=False)
                                                                  for c in ("classic", "classic-400")]
     running += [row(task="walk", column="classic", seed=s, solved=True, chars_to_solve=50) for s in (1, 2)]
-    assert table1_report.claims_text(running) == [
-        "- The paper: more units hurt plain Q-learning. Runs solved over copy, walk (the task and seed pairs every"
-        " column has; 2 other runs left out): classic 1/4 (solved in a median of 100 chars); classic-400 0/4."]
+    assert [claim_numbers(line) for line in claims_text(running)] == [
+        ("more units hurt plain Q-learning", ["copy", "walk"], [2], {"classic": [1, 4, 100], "classic-400": [0, 4]})]
 
 
 def test_table1_cells_beside_the_paper_with_seeds_budgets_and_failures():
     uniform = [row(seed=s, solved=s < 3) for s in range(5)] + [row(column="gamma-0.99", seed=s) for s in range(5)]
     text = table1_markdown(uniform, 1)
     copy = cells(text)["copy"]
-    assert copy["classic: solved @100"] == "3/5 (paper 9/10)" and copy["gamma-0.99: solved @100"] == "5/5 (paper 5/10)"
-    assert "Every cell: seeds 0-4, 10,000,000 chars" in text and "counts as failed" in text
+    # solved, runs (an unsolved run counts: 3/5), then the paper's solved of 10
+    assert numbers(copy["classic: solved @100"]) == [3, 5, 9, 10]
+    assert numbers(copy["gamma-0.99: solved @100"]) == [5, 5, 5, 10]
+    assert common_runs([[r for r in uniform if r["column"] == c] for c in ("classic", "gamma-0.99")]) in text
     mixed = uniform + [row(column="classic-600", seed=7, budget=20_000_000, solved=False)]
     copy = cells(table1_markdown(mixed, 1))["copy"]
-    assert copy["classic-600: solved @100"] == "0/1 (paper 3/10; seed 7, 20,000,000 chars)"
-    assert copy["classic: solved @100"] == "3/5 (paper 9/10; seeds 0-4, 10,000,000 chars)"
+    # runs of different seeds or budgets: each cell adds its seeds and budget
+    assert numbers(copy["classic-600: solved @100"]) == [0, 1, 3, 10, 7, 20_000_000]
+    assert numbers(copy["classic: solved @100"]) == [3, 5, 9, 10, 0, 4, 10_000_000]
     assert list(copy)[1:4] == ["classic-600: solved @100", "classic: solved @100", "gamma-0.99: solved @100"]
     assert [j.name for j in table1_jobs(["copy"], ["classic-400"], [0], 100)] == ["copy-classic-400-s0"]
