@@ -1,7 +1,8 @@
 """Table 1 sweeps: runs go through any executor; a sweep stopped and run again
 ends with the rows of one never stopped, and a finished one trains nothing;
 the table puts each count in its cell and notes the options that differ from
-their defaults."""
+their defaults; a sweep's table1.csv reads back as its rows, and rebuilds the
+table where no run log is kept."""
 import errno
 import shutil
 import threading
@@ -15,7 +16,8 @@ from sweep_helpers import stopped_after_the_first_save, without_clock
 from tinyalgo.runs import rundir
 from tinyalgo.cli import main
 from tinyalgo.experiments.table1 import Job, run_sweep, table1_jobs
-from tinyalgo.experiments.table1_report import option_notes, summarize_directory, table1_markdown
+from tinyalgo.experiments.table1_report import (option_notes, read_results_csv, summarize_directory, table1_markdown,
+                                                write_table1)
 from tinyalgo.qtraining import QTrainer
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -199,3 +201,24 @@ def test_table1_notes_an_option_only_where_it_differs_from_its_default():
     slow = option_notes([row(), row(task="addition", solved_lr=0.03, solved_lr_after="pass")])
     assert [n.split("``")[1] for n in slow] == ["--solved-lr", "--solved-lr-after"]
     assert slow[0].endswith("0.0 (copy); 0.03 (addition).") and slow[1].endswith("solve (copy); pass (addition).")
+
+
+def test_a_table1_csv_reads_back_as_its_rows_and_rebuilds_the_table_without_the_logs(tmp_path, capsys):
+    rows = sweep(tmp_path, seeds=(0, 1), budget=2_000)
+    write_table1(rows, tmp_path, 2_000, "cmd")
+    made = {name: (tmp_path / name).read_bytes() for name in ("table1.csv", "table1.md")}
+    assert read_results_csv(tmp_path / "table1.csv") == rows                  # every field of its type, None kept
+    shutil.rmtree(tmp_path / "runs")                                           # the logs are not kept
+    assert summarize_directory(tmp_path) == []
+    assert main(["experiment", "table1", "--summarize", "--budget", "2000", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "table1.csv").read_bytes() == made["table1.csv"]
+    after_the_command = (tmp_path / "table1.md").read_text().split("\n\n", 2)[2]
+    assert after_the_command == made["table1.md"].decode().split("\n\n", 2)[2]
+
+    (tmp_path / "table1.csv").write_text("task,column,seed,solved\ncopy,full,0,yes\n")
+    capsys.readouterr()
+    assert main(["experiment", "table1", "--summarize", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.endswith("table1.csv, line 2: solved is 'yes', not True or False\n")
+    (tmp_path / "table1.csv").unlink()
+    assert main(["experiment", "table1", "--summarize", "--out", str(tmp_path)]) == 2
+    assert "and no table1.csv, to summarize" in capsys.readouterr().err

@@ -42,7 +42,7 @@ from tinyalgo.experiments import (appendix, automata, departures, figure3, figur
                                   reverse_first_step, table1)
 from tinyalgo.experiments.runlogs import archive_path, pack
 from tinyalgo.experiments.table1 import run_sweep, table1_jobs
-from tinyalgo.experiments.table1_report import TABLE1_COLUMNS, TABLE1_ROWS, summarize_directory, write_table1
+from tinyalgo.experiments.table1_report import TABLE1_COLUMNS, TABLE1_ROWS, saved_rows, write_table1
 from tinyalgo.runs.options import add_arguments, overrides_from_args, sweep_options
 from tinyalgo.runs.config import QConfig
 from tinyalgo.rewards import REWARDS
@@ -132,9 +132,10 @@ def cmd_experiment(args) -> int:
         return 0
     out, budget = args.out or table1.DEFAULT_OUT, args.budget or QConfig.budget
     if args.summarize:
-        rows = summarize_directory(out)
+        rows = saved_rows(out)
         if not rows:
-            raise UsageError(f"--out {out}: no run logs in {out}/runs to summarize")
+            raise UsageError(f"--out {out}: no run logs in {out}/runs or {out}/runs.jsonl.gz, and no table1.csv,"
+                             " to summarize")
         check_writable_folder(out, "--out")
         write_table1(rows, out, budget, command)
         print(open(os.path.join(out, "table1.md")).read())
@@ -187,7 +188,8 @@ def add_sweep_arguments(ex) -> None:
     ex.add_argument("--summarize", action="store_const", const=True, default=None,
                     help="table1, figure5, appendix-b, appendix-c: only rebuild the table (.csv/.md; figure5's"
                          " .png too) from the run logs (figure5: and the final models' tests) already in --out,"
-                         " loose or packed, training and testing nothing (default off)")
+                         " loose or packed (table1 without logs: from its table1.csv), training and testing"
+                         " nothing (default off)")
 
 
 SWEEPS = {

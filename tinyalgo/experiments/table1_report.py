@@ -42,6 +42,7 @@ PAPER_AT_100 = {
     "full": dict(copy=10, reverse=9, walk=10, addition=10, addition3=8, multiplication=10),
 }
 BASE_DEFAULT, REWARD_DEFAULT = QConfig.base, QConfig.reward
+TABLE_CSV = "table1.csv"
 RUN_NAME = re.compile(r"(?P<task>[a-z0-9]+)-(?P<column>.+?)(-b(?P<base>\d+))?(-r(?P<reward>[a-z]+))?-s(?P<seed>\d+)")
 PAPER_FULL = {"copy": (10, 10, 0.6), "reverse": (9, 9, 3.1), "walk": (10, 10, 11.1), "addition": (10, 10, 21.1),
               "addition3": (8, 6, 81.9), "multiplication": (10, 0, 24.7)}   # solved@100, @1000 (of 10), minutes
@@ -109,6 +110,48 @@ def summarize_directory(out_dir) -> list:
     ``runs.jsonl.gz`` (``tinyalgo.experiments.runlogs``; base and reward: from each run's config)."""
     rows = [summarize_run(*parse_run_name(name), report) for name, report in run_logs(out_dir).items()]
     return sorted(rows, key=row_key)
+
+
+# The types of ``summarize_run``'s fields (the sweep options': their defaults'), to read its CSV back
+ROW_TYPES = dict(task=str, column=str, seed=int, controller=str, units=int, budget=int, solved=bool, minutes=float,
+                 minutes_to_solve=float, chars=int, chars_to_solve=int, confirmed=bool, restored_best=bool,
+                 minutes_to_confirm=float, final_level=int, perfect_100=bool, perfect_1000=bool,
+                 solved_fraction_100=float, solved_fraction_1000=float)
+
+
+def _typed(name, text, path, line):
+    """A CSV cell of ``summarize_run``'s field ``name`` as the value it was ("" is None)."""
+    options = sweep_options(QConfig)
+    kind = ROW_TYPES[name] if name in ROW_TYPES else type(options[name][0]) if name in options else str
+    if text == "":
+        return None
+    if kind is bool:
+        if text not in ("True", "False"):
+            raise ValueError(f"{path}, line {line}: {name} is {text!r}, not True or False")
+        return text == "True"
+    try:
+        return kind(text)
+    except ValueError:
+        raise ValueError(f"{path}, line {line}: {name} is {text!r}, not {kind.__name__}") from None
+
+
+def read_results_csv(path) -> list:
+    """The rows of a sweep's ``table1.csv`` (``results_csv`` of ``summarize_run`` rows, of this or an earlier
+    tinyalgo) as they were written: each field of its type, empty cells None."""
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        missing = [k for k in ("task", "column", "seed", "solved") if k not in (reader.fieldnames or [])]
+        if missing:
+            raise ValueError(f"{path} is not a table1.csv (it lacks {', '.join(missing)})")
+        return [{k: _typed(k, v, path, n) for k, v in row.items()} for n, row in enumerate(reader, 2)]
+
+
+def saved_rows(out_dir) -> list:
+    """The rows of the sweep folder ``out_dir``: its run logs' (``summarize_directory``), or, where no run
+    log is kept, those of its ``table1.csv``; empty without either."""
+    rows = summarize_directory(out_dir)
+    path = os.path.join(out_dir, TABLE_CSV)
+    return rows if rows or not os.path.isfile(path) else read_results_csv(path)
 
 
 def results_csv(rows) -> str:
@@ -276,6 +319,7 @@ def _tasks_where(rows, condition) -> str:
 
 
 def write_table1(rows, out_dir, budget, command: str) -> None:
-    atomic_write_bytes(os.path.join(out_dir, "table1.csv"), results_csv(rows).encode())
+    """``<out_dir>/table1.csv`` (the rows) and ``table1.md`` (the command and ``table1_markdown``)."""
+    atomic_write_bytes(os.path.join(out_dir, TABLE_CSV), results_csv(rows).encode())
     text = f"# Table 1, reproduced\n\nCommand: `{command}`\n\n" + table1_markdown(rows, budget)
     atomic_write_bytes(os.path.join(out_dir, "table1.md"), text.encode())
