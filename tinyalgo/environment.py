@@ -26,7 +26,9 @@ written; it returns rewards and which lanes ended and why (docs/original-release
 ``ALL_WRITTEN``, ``WRONG_WRITE`` or ``TIMEOUT`` (time since the last write,
 or the start, reaches complexity + 2).  A lane whose episode ended starts a
 new instance at once, drawn with the environment's complexity sampler, so the
-observation returned is already that of the new episode's first step.
+observation returned is already that of the new episode's first step (unless
+``restart`` is False: then the lane stays at its episode's last step until
+``load`` gives it an instance).
 """
 from __future__ import annotations
 
@@ -132,6 +134,10 @@ class Environment:
         self._all = np.arange(B)
         self._has_clock = task.name == "walk"
         self.episodes_started = 0
+        # False: a lane whose episode ends keeps its last state (its observation is
+        # the episode's last) until ``load`` starts a new instance there; the
+        # Gymnasium layer (tinyalgo/gym) starts its lanes' instances itself
+        self.restart = True
         self.reset()
 
     # ----------------------------------------------------------------- setup
@@ -307,7 +313,7 @@ class Environment:
         if explored is not None:
             lanes.explored |= explored
         ended = done.nonzero()[0]
-        if len(ended):
+        if len(ended) and self.restart:
             self._start(*self._draw(len(ended)), ended)
         return StepResult(self.observe(), reward, done, reason, n_correct)
 

@@ -1,26 +1,54 @@
 """``TinyAlgoVectorEnv``: B task instances side by side on one batched
-tinyalgo ``Environment``, with Gymnasium's same-step autoreset."""
+tinyalgo ``Environment``, with Gymnasium's three autoreset modes."""
 from __future__ import annotations
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
 
-from tinyalgo.environment import Environment
-from tinyalgo.gym.lanes import DEFAULT_ADVANCE_AFTER, LaneStreams, options_complexity
+from tinyalgo.environment import ALL_WRITTEN, END_REASONS, TIMEOUT, WRONG_WRITE, Environment
+from tinyalgo.gym.course import LanePools, paper_course
+from tinyalgo.gym.env import DEFAULT_ADVANCE_AFTER, check_flag, check_options, check_render_mode
+from tinyalgo.gym.render import frame_shape, rgb_frame, symbol_glyphs
+from tinyalgo.inspection.render import render_lane
+
+REASON_NAMES = np.array(END_REASONS)       # an end reason's code -> its name, for whole arrays at once
+MODES = {m.value: m for m in AutoresetMode}
+
+
+def check_autoreset_mode(mode) -> AutoresetMode:
+    if isinstance(mode, AutoresetMode):
+        return mode
+    if isinstance(mode, str) and mode in MODES:
+        return MODES[mode]
+    raise ValueError(f"autoreset_mode must be an AutoresetMode or one of {', '.join(map(repr, MODES))};"
+                     f" got {mode!r}")
+
+
+def check_max_steps(value):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"max_episode_steps must be None or an integer of at least 1; got {value!r}")
+    return int(value)
 
 
 class TinyAlgoVectorEnv(VectorEnv):
     """``num_envs`` copies of a task on one batched tinyalgo ``Environment``
-    (one lane each), with the options of ``TinyAlgoEnv``.
+    (one lane each), with the options of ``TinyAlgoEnv`` and:
 
-    Autoreset: same-step (``AutoresetMode.SAME_STEP``, in
-    ``metadata["autoreset_mode"]``).  A lane whose episode ends starts its
-    next episode within the same ``step``: the observation returned is the new
-    episode's first, ``info["final_obs"][i]`` (with the mask
-    ``info["_final_obs"]``) the last observation of the episode that ended,
-    and ``info["final_info"]`` its info; the other info keys describe the new
-    episode's first step.
+    autoreset_mode : ``AutoresetMode.NEXT_STEP`` (default: a lane whose
+        episode ends returns the episode's last observation; its next
+        ``step`` ignores its action and returns the new episode's first
+        observation, reward 0, neither terminated nor truncated),
+        ``SAME_STEP`` (the new episode's first observation at once; the last
+        one in ``info["final_obs"]``, its info in ``info["final_info"]``) or
+        ``DISABLED`` (an ended lane waits, taking no action, until
+        ``reset(options={"reset_mask": mask})``).  Also as strings
+        ("NextStep", "SameStep", "Disabled").
+    max_episode_steps : None, or truncate every episode after that many
+        steps (what ``gym.make_vec(..., max_episode_steps=n)`` passes).
 
     Seeding: ``reset(seed=s)`` gives lane i the generator of seed s + i (or
     ``seed=[s0, s1, ...]``, one per lane), so that lane i follows the
@@ -29,80 +57,224 @@ class TinyAlgoVectorEnv(VectorEnv):
     of the episodes started by that ``reset``.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4, "autoreset_mode": AutoresetMode.SAME_STEP}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4, "autoreset_mode": AutoresetMode.NEXT_STEP}
+    option, size_key = "complexity", "complexity"
 
     def __init__(self, task: str = "copy", num_envs: int = 1, base: int = 10, complexity=None,
                  curriculum: bool = False, reward: str = "binary", advance_after: int = DEFAULT_ADVANCE_AFTER,
-                 extra_curriculum=None, render_mode=None):
+                 extra_curriculum=None, render_mode=None, step_info: bool = False,
+                 autoreset_mode=AutoresetMode.NEXT_STEP, max_episode_steps=None):
+        self._check_common(num_envs, render_mode, step_info, autoreset_mode, max_episode_steps)
+        self._setup(paper_course(task, base, complexity, curriculum, reward, advance_after, extra_curriculum))
+        self.single_action_space = spaces.MultiDiscrete([self._nm, 2, self._V])
+        self.single_observation_space = spaces.MultiDiscrete(self._env.obs_sizes)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)        # as SyncVectorEnv's
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+
+    def _check_common(self, num_envs, render_mode, step_info, autoreset_mode, max_episode_steps) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be an integer of at least 1; got {num_envs!r}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi'; got {render_mode!r}")
-        self._lanes = LaneStreams(int(num_envs), task, base, complexity, curriculum, reward, advance_after,
-                             extra_curriculum)
-        self.num_envs, self.render_mode, self.task = int(num_envs), render_mode, self._lanes.task
-        self.single_action_space = spaces.MultiDiscrete(self._lanes.action_nvec)
-        self.single_observation_space = spaces.MultiDiscrete(self._lanes.obs_nvec)
-        self.action_space = spaces.MultiDiscrete(np.tile(self._lanes.action_nvec, (self.num_envs, 1)))
-        self.observation_space = spaces.MultiDiscrete(np.tile(self._lanes.obs_nvec, (self.num_envs, 1)))
+        self.num_envs = int(num_envs)
+        self.render_mode = check_render_mode(render_mode)
+        self.step_info = check_flag(step_info, "step_info")
+        self.autoreset_mode = check_autoreset_mode(autoreset_mode)
+        self.max_episode_steps = check_max_steps(max_episode_steps)
+        self.metadata = dict(self.metadata, autoreset_mode=self.autoreset_mode)
+
+    def _setup(self, course) -> None:
+        B, task = self.num_envs, course.task
+        self.task = task
+        env = self._env = Environment(task, B, complexity=task.min_complexity, seed=0)
+        env.restart = False
+        self._pools = LanePools(course, env.lanes, B)
+        vocab = task.vocab
+        self._nm, self._V, self._NONE = task.n_moves, vocab.size, vocab.NONE
+        self._limits = np.tile(np.array([self._nm, 2, self._V], dtype=np.uint64), (B, 1))
+        self._over = np.zeros(B, dtype=bool)        # lanes whose episode has ended and not restarted
+        self._lanes = np.arange(B)
         self._started = False
+        self._glyphs = symbol_glyphs(vocab.chars)
 
     @property
     def environment(self) -> Environment:
         """tinyalgo's batched Environment underneath (one lane per copy)."""
-        return self._lanes.env
+        return self._env
 
     @property
     def levels(self) -> np.ndarray:
         """Each lane's complexity level (its curriculum's, or the fixed complexity)."""
-        return self._lanes.levels.copy()
+        return self._pools.levels.copy()
 
+    # ------------------------------------------------------------ checks
+    def _check_actions(self, actions) -> np.ndarray:
+        a = actions if type(actions) is np.ndarray else np.asarray(actions)
+        shape = (self.num_envs, 3)
+        if a.shape == shape and a.dtype.kind in "iu":
+            a = a.astype(np.int64, copy=False)
+            if not np.count_nonzero(a.view(np.uint64) >= self._limits):     # negatives viewed as unsigned are huge
+                return a
+        raise ValueError(f"actions must be an integer array of shape {shape}, one (move, write, symbol) per lane,"
+                         f" with move in 0..{self._nm - 1}, write 0 or 1, symbol in 0..{self._V - 1};"
+                         f" got {actions!r}")
+
+    def _seeds(self, seed):
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            return [int(seed) + i for i in range(self.num_envs)]
+        if isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == self.num_envs and all(
+                s is None or (isinstance(s, (int, np.integer)) and not isinstance(s, bool)) for s in seed):
+            return list(seed)
+        raise ValueError(f"seed must be an integer or {self.num_envs} seeds (one per lane); got {seed!r}")
+
+    # --------------------------------------------------------------- API
     def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        complexity = options_complexity(self._lanes, options)
-        lanes = np.arange(self.num_envs)
-        if seed is not None:
-            if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-                seeds = [int(seed) + i for i in lanes]
-            elif len(seed) == self.num_envs:
-                seeds = list(seed)
-            else:
-                raise ValueError(f"seed must be an integer or {self.num_envs} seeds (one per lane); got {seed!r}")
-            self._lanes.seed(lanes, seeds)
-        self._lanes.draw(lanes, complexity)
+        options = dict(options or {}) if isinstance(options, dict) or options is None else options
+        mask = options.pop("reset_mask", None) if isinstance(options, dict) else None
+        size = check_options(options or None, self.option)
+        if size is not None:
+            size = self._pools.course.check(size, f"options[{self.option!r}]")
+        if mask is not None:
+            mask = np.asarray(mask)
+            if mask.shape != (self.num_envs,) or mask.dtype != bool:
+                raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},);"
+                                 f" got {mask!r}")
+        seeds = None if seed is None else self._seeds(seed)
+        lanes = self._lanes if mask is None else mask.nonzero()[0]
+        super().reset(seed=None if seed is None else seeds[0])
+        if seeds is not None:
+            self._pools.seed(lanes, [seeds[i] for i in lanes])
+        self._pools.start(lanes, size)
+        self._over[lanes] = False
         self._started = True
-        return self._lanes.env.observe(), self._masked(self._lanes.start_info())
+        obs = self._observe(self._env.observe())
+        return obs, self._reset_info(lanes)
 
     def step(self, actions, explored=None):
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        lanes = self._lanes
-        obs, reward, term, trunc, reason, n_correct, final, complexity = lanes.step(actions, explored)
-        ended = term | trunc
-        if not ended.any():
-            return obs, reward, term, trunc, self._masked(lanes.info(reason, n_correct, complexity, None))
-        final_info = self._masked(lanes.info(reason, n_correct, complexity, ended), ended)
-        idx = ended.nonzero()[0]
-        lanes.record(idx, reason[idx])
-        lanes.draw(idx)
-        obs = lanes.env.observe()
-        info = self._masked(lanes.info(np.where(ended, 0, reason), np.where(ended, 0, n_correct),
-                                       lanes.env.complexity.copy(), None))
+        a = self._check_actions(actions)
+        env, over, mode, pools = self._env, self._over, self.autoreset_mode, self._pools
+        move, write = self._moves(a[:, 0]), a[:, 1]
+        waiting = over.any()
+        if waiting:                                     # ended lanes take no write: they stay as they ended
+            write = write * ~over
+        res = env.step(move + self._nm * write, a[:, 2],
+                       explored=None if explored is None else np.broadcast_to(np.asarray(explored), over.shape))
+        raw = res.obs
+        reward, terminated, truncated, solved = self._outcome(res, write)
+        if self.max_episode_steps is not None:
+            truncated |= env.time >= self.max_episode_steps
+        started = None
+        if waiting:
+            reward[over] = 0.0
+            terminated[over] = truncated[over] = False
+            if mode is AutoresetMode.NEXT_STEP:
+                started = over.nonzero()[0]
+                pools.start(started)
+                raw[started] = env.lanes.obs[:, started].T     # a new instance's first observation: its fields
+                over[:] = False
+        ended = terminated | truncated
+        any_end = ended.any()
+        levels = pools.levels.copy()
+        if any_end:
+            idx = ended.nonzero()[0]
+            pools.record(idx, solved[idx])
+        if mode is not AutoresetMode.SAME_STEP or not any_end:
+            if any_end:
+                over |= ended
+            info = self._info(res, ended if any_end else None, started, levels)
+            return self._observe(raw), reward, terminated, truncated, info
+        final = self._observe(raw[idx])
+        final_info = self._info(res, ended, None, levels)
+        if self.step_info:
+            final_info = {k: (ended if k[0] == "_" else v) for k, v in final_info.items()}
+        pools.start(idx)
+        raw[idx] = env.lanes.obs[:, idx].T
+        info = self._info(None, None, idx, pools.levels.copy())       # the new episodes' levels
         final_obs = np.full(self.num_envs, None, dtype=object)
-        for i in idx:
-            final_obs[i] = final[i]
-        info.update(final_obs=final_obs, _final_obs=ended.copy(), final_info=final_info, _final_info=ended.copy())
-        return obs, reward, term, trunc, info
+        final_obs[idx] = list(final)
+        info.update(final_obs=final_obs, _final_obs=ended, final_info=final_info, _final_info=ended.copy())
+        return self._observe(raw), reward, terminated, truncated, info
 
-    def render(self):
-        if self.render_mode != "ansi":
-            return None
-        return tuple(self._lanes.render(b) for b in range(self.num_envs))
+    # ------------------------------------------ what the task family sets
+    def _moves(self, moves):
+        return moves
 
-    def _masked(self, info: dict, mask=None) -> dict:
-        """Gymnasium's vector info layout: each key with a mask ``_key`` of the lanes it holds."""
-        mask = np.ones(self.num_envs, dtype=bool) if mask is None else mask
-        out = {}
-        for key, value in info.items():
-            out[key], out["_" + key] = value, mask.copy()
+    def _observe(self, obs):
+        return obs
+
+    def _outcome(self, res, write):
+        """(reward, terminated, truncated, solved) of a step of the paper's rules."""
+        reason = res.reason
+        terminated = (reason == ALL_WRITTEN) | (reason == WRONG_WRITE)
+        return res.reward, terminated, reason == TIMEOUT, reason == ALL_WRITTEN
+
+    def _ground_truth(self, gt):
+        """(B, 3) (move, write, symbol) of the joint ground-truth actions gt (B,), -1 rows where gt < 0."""
+        out = np.stack([gt % self._nm, gt // self._nm, self._env.next_target], axis=1)
+        out[gt < 0] = -1
         return out
+
+    # -------------------------------------------------------------- info
+    def _sizes(self):
+        return self._env.complexity.copy()
+
+    def _reset_info(self, lanes) -> dict:
+        """Info of the episodes started in ``lanes``."""
+        return self._info(None, None, lanes, self._pools.levels.copy())
+
+    def _info(self, res, ended, started, levels) -> dict:
+        """Info of a step (``res``; None: no step) whose episodes ``ended``
+        (bool (B,) or None) and which ``started`` new episodes in lanes (k,)
+        (or None), each key with its mask ``_key`` (Gymnasium's layout);
+        ``levels`` the lanes' levels before the ended episodes were counted."""
+        if self.step_info:
+            return self._full_info(res, ended, levels)
+        if ended is None and started is None:
+            return {}
+        mask = np.zeros(self.num_envs, dtype=bool) if ended is None else ended.copy()
+        if started is not None:
+            mask[started] = True
+        info = {self.size_key: self._sizes(), "_" + self.size_key: mask, "level": levels, "_level": mask.copy()}
+        if ended is not None:
+            info.update(reason=REASON_NAMES[self._reasons(res)], _reason=ended,
+                        n_correct=res.n_correct.astype(np.int64), _n_correct=ended.copy())
+        return info
+
+    def _reasons(self, res):
+        return res.reason
+
+    def _full_info(self, res, ended, levels) -> dict:
+        """Every key at every lane (``step_info=True``): the lanes' state after this step."""
+        env = self._env
+        B = self.num_envs
+        if res is None or ended is None:
+            reason, n_correct = np.zeros(B, dtype=np.int64), env.output.index.copy()
+        else:
+            reason = np.where(ended, self._reasons(res), 0)
+            n_correct = np.where(ended, res.n_correct, env.output.index)
+        gt = self._ground_truth(env.ground_truth())
+        v_hat, target = env.v_hat.astype(np.int64), env.next_target
+        if ended is not None and ended.any():
+            v_hat, target = np.where(ended, 0, v_hat), np.where(ended, self._NONE, target)
+            gt[ended] = -1
+        info = dict(reason=REASON_NAMES[reason], n_correct=n_correct.astype(np.int64), v_hat=v_hat,
+                    next_target=target, ground_truth=gt, level=levels)
+        info[self.size_key] = self._sizes()
+        for key in list(info):
+            info["_" + key] = np.ones(B, dtype=bool)
+        return info
+
+    # ---------------------------------------------------------- pictures
+    def render(self):
+        if self.render_mode is None:
+            return None
+        if not self._started:
+            raise RuntimeError("call reset() before render()")
+        if self.render_mode == "ansi":
+            return tuple(render_lane(self._env, b) for b in range(self.num_envs))
+        return tuple(rgb_frame(self._env, b, *self._glyphs, self._NONE) for b in range(self.num_envs))
+
+    @property
+    def frame_shape(self) -> tuple:
+        """The shape (H, W, 3) of every ``rgb_array`` frame of a lane."""
+        return frame_shape(self.task.interface != "tape")
