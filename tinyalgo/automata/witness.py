@@ -1,0 +1,207 @@
+"""Counterexamples made concrete: the instances an abstract failing path of
+the verifier's search (tinyalgo/automata/product.py) stands for, built by the
+task's ``build`` (tinyalgo/tasks/) and run in the real environment
+(``Environment.load``) by ``MachineAgent`` without a controller, so that a
+counterexample the verifier reports is one the environment confirms (paper
+section 6.4: a discretised controller is checked, not trusted).
+
+A path fixes the cells it read or wrote against (as sets of symbols), where
+the length-dependent landmarks lie (hence the length) and the task's
+parameters; every other cell is free.  Each path is tried with a few choices
+of the free cells; walk's cells are the board's random fill, so its
+instances are searched over random keys.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tinyalgo.automata.agent import MachineAgent
+from tinyalgo.board import random_digits
+from tinyalgo.environment import END_REASONS, Environment
+from tinyalgo.evaluation import run_instances
+from tinyalgo.tasks import make_task
+from tinyalgo.tasks.instances import Instances, concatenate
+
+ARROWS = ("l", "u", "d")
+ARROW_STEP = {"l": (-1, 0), "u": (0, -1), "d": (0, 1)}
+
+
+def make(task_name: str, base: int):
+    return make_task(task_name, base, **({"extra_curriculum": False} if task_name == "addition3" else {}))
+
+
+def replay(path) -> dict:
+    """What a path of events says: cells {(x, y): symbols} read, targets
+    {index: [payload]}, landmarks placed {name: (x, y)}, parameters."""
+    x, y, writes, current = 1, 1, 0, None
+    cells, targets, places, params = {}, {}, {}, {}
+    for step in path:
+        for ev in step:
+            kind = ev[0]
+            if kind == "read":
+                cells[(x, y)] = cells.get((x, y), ev[1]) & ev[1]
+            elif kind == "move":
+                x, y = x + ev[1], y + ev[2]
+            elif kind == "write":
+                current, writes = writes, writes + 1
+            elif kind == "target":
+                targets.setdefault(current, []).append(ev[1])
+            elif kind == "place":
+                places[ev[1]] = (x + ev[2][0], y + ev[2][1])
+            elif kind == "param":
+                params[ev[1]] = ev[2]
+    return dict(cells=cells, targets=targets, places=places, params=params, writes=writes)
+
+
+def lengths_of(task_name: str, facts: dict):
+    """The length a path's placements fix (None if none do)."""
+    p = facts["places"]
+    if "E" in p:
+        return p["E"][0] - 1 if task_name == "copy" else 1 - p["E"][0]
+    if "P" in p:
+        return p["P"][0] - 1
+    if "A" in p:
+        return p["A"][0] - 1
+    return None
+
+
+def _target_cells(task_name, n, facts):
+    """{(x, y): symbols} that the targets of the path demand at length n."""
+    out = {}
+    arrow = facts["params"].get("arrow")
+    for j, payloads in facts["targets"].items():
+        for payload in payloads:
+            if task_name == "copy":
+                cells = {(1 + j, 1): payload}
+            elif task_name == "reverse":
+                cells = {(n - j, 1): payload}
+            elif task_name == "walk":
+                if arrow is None:
+                    continue
+                dx, dy = ARROW_STEP[arrow]
+                cells = {(1 + n + dx * (j + 1), 1 + dy * (j + 1)): payload}
+            else:
+                cells = {(1 - j, row): s for row, s in payload}
+            for pos, s in cells.items():
+                out[pos] = out.get(pos, s) & s
+    return out
+
+
+def _pick(allowed, rng, free):
+    """A symbol from ``allowed`` (or from ``free`` where unconstrained)."""
+    choices = sorted(free if allowed is None else allowed)
+    return int(choices[rng.integers(len(choices))]) if choices else None
+
+
+def _with_cells(inst: Instances, forced: dict) -> Instances:
+    """``inst`` (one instance on a tape) with the cells ``forced`` {x: symbol}
+    set explicitly where the layout leaves the random fill."""
+    if not forced:
+        return inst
+    x0, w = int(inst.x0[0]), inst.cells.shape[2]
+    lo, hi = min(x0, min(forced)), max(x0 + w - 1, max(forced))
+    row = np.full(hi - lo + 1, -1, dtype=np.int64)
+    row[x0 - lo:x0 - lo + w] = inst.cells[0, 0]
+    for x, s in forced.items():
+        row[x - lo] = s
+    return Instances(row[None, None, :], np.array([lo]), inst.key, inst.targets, inst.n_outputs, inst.complexity,
+                     inst.actions, inst.n_steps, inst.clock)
+
+
+def realise(task_name: str, base: int, n: int, facts: dict, rng, variants: int = 4):
+    """Up to ``variants`` instances of length ``n`` (digits; walk: the distance
+    d to the arrow) meeting the path's constraints, as a list."""
+    task = make(task_name, base)
+    v = task.vocab
+    need = dict(facts["cells"])
+    for pos, s in _target_cells(task_name, n, facts).items():
+        need[pos] = need.get(pos, s) & s
+    if any(not s for s in need.values()):
+        return []
+    digits = frozenset(range(base))
+    out = []
+    for _ in range(variants):
+        if task_name in ("copy", "reverse"):
+            inside = range(1, n + 1)
+            ds = [_pick(need.get((x, 1)), rng, digits) for x in inside]
+            if any(d is None or d >= base for d in ds):
+                return out
+            inst = task.build(np.array([ds]), np.array([n]), rng.integers(0, 2 ** 40, size=1))
+            first, last = (1, n + 1) if task_name == "copy" else (0, n + 2)      # the layout's cells
+            forced = {x: _pick(s & digits, rng, digits) for (x, y), s in need.items()
+                      if y == 1 and not first <= x <= last}
+            if any(f is None for f in forced.values()):
+                return out
+            out.append(_with_cells(inst, forced))
+        elif task_name == "walk":
+            found = _walk_keys(task, n, facts, need, rng)
+            if found is None:
+                return out
+            out.append(found)
+        else:
+            rows = (2,) if task_name == "multiplication" else tuple(range(1, task.rows + 1))
+            grid = np.zeros((1, len(rows), n), dtype=np.int64)
+            for i, row in enumerate(rows):
+                for j in range(n):
+                    d = _pick(need.get((1 - j, row)), rng, digits)
+                    if d is None or d >= base:
+                        return out
+                    grid[0, i, j] = d
+            if task_name == "multiplication":
+                m = facts["params"].get("m", 2)
+                out.append(task.build(grid[:, 0], [m], [n]))
+            else:
+                out.append(task.build(grid, [n]))
+    return out
+
+
+def _walk_keys(task, d, facts, need, rng, tries=200_000):
+    """A walk instance with the arrow at distance d whose random cells meet
+    ``need``: searched over random keys."""
+    arrow, parity = facts["params"].get("arrow"), facts["params"].get("parity")
+    arrows = [arrow] if arrow else list(ARROWS)
+    parities = [parity] if parity is not None else [0, 1]
+    arrow = arrows[rng.integers(len(arrows))]
+    c = 2 * d + parities[rng.integers(len(parities))]
+    free = {pos: s for pos, s in need.items() if pos != (1 + d, 1)}
+    keys = rng.integers(0, 2 ** 40, size=tries)
+    ok = np.ones(tries, dtype=bool)
+    for (x, y), s in free.items():
+        vals = random_digits(keys, x, y, task.base)
+        ok &= np.isin(vals, sorted(s))
+    hits = np.nonzero(ok)[0]
+    if not len(hits):
+        return None
+    return task.build(np.array([c]), np.array([arrow]), keys[hits[:1]])
+
+
+def run_on(machine, instances):
+    """Run ``machine`` on ``instances`` in the environment: per instance
+    solved, the end reason, correct outputs, as lists."""
+    task = make(machine.task, machine.base)
+    env = Environment(task, batch_size=len(instances), base=machine.base)
+    env.load(instances)
+    r = run_instances(MachineAgent(machine), env)
+    return r["solved"].tolist(), [END_REASONS[i] for i in r["reason"]], r["n_correct"].tolist()
+
+
+def describe(task_name: str, inst: Instances) -> dict:
+    """A counterexample instance as JSON: what ``build`` takes, and its board."""
+    d = dict(complexity=int(inst.complexity[0]), n_outputs=int(inst.n_outputs[0]), key=int(inst.key[0]),
+             x0=int(inst.x0[0]), cells=inst.cells[0].tolist(), targets=inst.targets[0, :int(inst.n_outputs[0])].tolist())
+    return d
+
+
+def confirm(machine, instances):
+    """The first instance (smallest complexity first) that the machine fails in
+    the environment, as (Instances of one, reason, correct outputs), or None."""
+    if not instances:
+        return None
+    task = make(machine.task, machine.base)
+    order = np.argsort([int(i.complexity[0]) for i in instances], kind="stable")
+    batch = concatenate([instances[i] for i in order], task.vocab.NONE)
+    solved, reasons, correct = run_on(machine, batch)
+    for lane, ok in enumerate(solved):
+        if not ok:
+            return batch.take(np.array([lane])), reasons[lane], correct[lane]
+    return None
