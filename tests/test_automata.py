@@ -103,7 +103,8 @@ def machine_of(action, nxt, symbol=None, start=0):
     S, Vin = action.shape
     symbol = np.full((S, Vin), -1) if symbol is None else np.array(symbol)
     return Machine("copy", 10, 2, action, symbol, nxt, start, np.zeros((1, 0)), np.zeros(S, np.int64),
-                   np.zeros((S, 4), np.int64), np.stack([np.zeros(S), *np.zeros((4, S)), np.arange(S)], 1).astype(np.int64),
+                   np.zeros((S, 4), np.int64),
+                   np.stack([np.zeros(S), *np.zeros((4, S)), np.arange(S)], 1).astype(np.int64),
                    np.ones(S, np.int64))
 
 
@@ -124,7 +125,8 @@ def test_minimisation_needs_several_rounds_and_merges_only_equivalent_states():
     # two copies of a two-state cycle fold into one; the third state differs in output
     twin = machine_of(action=[[1, 0], [0, 1], [1, 0], [0, 1], [0, 0]], nxt=[[1, 4], [2, 0], [3, 4], [0, 2], [4, 4]])
     m, block = minimise(twin)
-    assert m.n_states == 3 and block[0] == block[2] and block[1] == block[3] and len({block[0], block[1], block[4]}) == 3
+    assert m.n_states == 3 and block[0] == block[2] and block[1] == block[3]
+    assert len({block[0], block[1], block[4]}) == 3
     # random machines: the minimal one answers every input sequence as the original, from every state
     rng = np.random.default_rng(0)
     for _ in range(20):

@@ -155,7 +155,7 @@ def test_the_same_command_skips_runs_an_earlier_tinyalgo_finished(tmp_path, caps
 
 
 def test_jobs_refuse_bad_options():
-    with pytest.raises(ValueError, match="greedy_lanes must be 0..19"):
+    with pytest.raises(ValueError, match=r"greedy_lanes must be 0\.\.19"):
         table1_jobs(["copy"], ["full"], [0], 1000, greedy_lanes=20)
     with pytest.raises(ValueError, match="unknown option 'wobble'"):
         table1_jobs(["copy"], ["full"], [0], 1000, wobble=1)

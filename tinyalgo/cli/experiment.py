@@ -83,6 +83,12 @@ def check_merge_csv(path: str) -> None:
                          " seed, complexity, solved, ...") from None
 
 
+def table_text(out: str) -> str:
+    """The ``table1.md`` just written to ``out``."""
+    with open(os.path.join(out, "table1.md"), encoding="utf-8") as f:
+        return f.read()
+
+
 def check_options(args) -> None:
     """Refuse what the chosen experiment does not use; fill in the defaults."""
     if args.name in USED:
@@ -138,7 +144,7 @@ def cmd_experiment(args) -> int:
                              " to summarize")
         check_writable_folder(out, "--out")
         write_table1(rows, out, budget, command)
-        print(open(os.path.join(out, "table1.md")).read())
+        print(table_text(out))
         return 0
     check_writable_folder(out, "--out")
     jobs = table1_jobs(args.tasks or list(TABLE1_ROWS), args.columns, seeds, budget, out,
@@ -149,7 +155,7 @@ def cmd_experiment(args) -> int:
           f" (each run's progress: {out}/runs/<task>-<column>-s<seed>.log; rerun the same command to continue)")
     rows = run_sweep(jobs, workers=args.workers, on_result=lambda rows: write_table1(rows, out, budget, command))
     write_table1(rows, out, budget, command)
-    print(open(os.path.join(out, "table1.md")).read())
+    print(table_text(out))
     return 0
 
 

@@ -37,7 +37,7 @@ def run_canned(agent, task_name, instances, base=10) -> bool:
 
 
 def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instances: int = 100,
-          long_instances: dict = None, adversarial_digits: int = 10000, record_instances: int = 50,
+          long_instances: dict | None = None, adversarial_digits: int = 10000, record_instances: int = 50,
           reuse_network: bool = False, tests: int = 8, log=print) -> dict:
     """Extract, draw, save and compare one model; returns its results.  With
     ``reuse_network``, the network's figures (solved fractions, adversarial
@@ -70,7 +70,8 @@ def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instanc
                conflicts=r["raw"].info["conflicts"], recorded_steps=r["steps"], record_instances=record_instances,
                tests=tests, refused_merges=r["raw"].info.get("refused_merges"),
                replay=r["tried"][r["k"]], extraction_seconds=r["seconds"],
-               drawing=drawing_kind(m), fidelity=[fidelity(m, controller, c, instances, seed=1000 + c) for c in (100, 1000)],
+               drawing=drawing_kind(m),
+               fidelity=[fidelity(m, controller, c, instances, seed=1000 + c) for c in (100, 1000)],
                accuracy=[], adversarial=[])
     long_instances = long_instances or {}
     factor = make_task(task, base).factor
@@ -86,10 +87,12 @@ def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instanc
             n_net = known_net[c][1]
         else:
             net = evaluate_complexity(GreedyAgent(controller), task, c, n_net, base, seed=2000 + c) if n_net else None
-        row = dict(length=length, complexity=c, machine_solved=mach["solved"], machine_instances=n_mach, machine_fallbacks=agent.fallbacks,
-                   machine_filled=agent.filled[:20], network_solved=None if net is None else net["solved"],
-                   network_instances=n_net, machine_seconds=round(t_m, 1))
-        log(f"  length {length:>6d} (complexity {c}): machine {mach['solved']:.0%} of {n_mach} ({agent.fallbacks} fallbacks)"
+        row = dict(length=length, complexity=c, machine_solved=mach["solved"], machine_instances=n_mach,
+                   machine_fallbacks=agent.fallbacks, machine_filled=agent.filled[:20],
+                   network_solved=None if net is None else net["solved"], network_instances=n_net,
+                   machine_seconds=round(t_m, 1))
+        log(f"  length {length:>6d} (complexity {c}): machine {mach['solved']:.0%} of {n_mach}"
+            f" ({agent.fallbacks} fallbacks)"
             + ("" if net is None else f", network {net['solved']:.0%} of {n_net}"))
         res["accuracy"].append(row)
     for label, inst in corner_instances(task, adversarial_digits, base).items():
@@ -104,9 +107,13 @@ def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instanc
 def table(results: list) -> str:
     """The markdown table of the results of ``study``."""
     head = ("| model | states raw / minimal / reduced | k | fidelity step / instance (100; 1000) |"
-            " network solved at length 100 / 1k / 20k / 100k | machine solved at length 100 / 1k / 20k / 100k | adversarial machine (network) |")
+            " network solved at length 100 / 1k / 20k / 100k | machine solved at length 100 / 1k / 20k / 100k |"
+            " adversarial machine (network) |")
     lines = [head, "|" + "---|" * 7]
-    key = lambda r: (TASK_ORDER.index(r["task"]) if r["task"] in TASK_ORDER else 9, r["model"])
+
+    def key(r):
+        return TASK_ORDER.index(r["task"]) if r["task"] in TASK_ORDER else 9, r["model"]
+
     for r in sorted(results, key=key):
         fid = "; ".join(f"{f['step']:.4f} / {f['instance']:.2f}" for f in r["fidelity"])
 
@@ -114,7 +121,8 @@ def table(results: list) -> str:
             return " / ".join("-" if a[f"{kind}_solved"] is None else f"{a[f'{kind}_solved']:.0%}"
                               + (f" ({a[f'{kind}_instances']})" if a[f"{kind}_instances"] != 100 else "")
                               for a in r["accuracy"])
-        adv = ", ".join(f"{'ok' if a['machine'] else 'FAIL'} ({'ok' if a['network'] else 'fail'})" for a in r["adversarial"]) or "n/a"
+        adv = ", ".join(f"{'ok' if a['machine'] else 'FAIL'} ({'ok' if a['network'] else 'fail'})"
+                        for a in r["adversarial"]) or "n/a"
         lines.append(f"| {r['model']} | {r['raw_states']} / {r['minimal_states']} / {r['states']} | {r['k']} | {fid} |"
                      f" {acc('network')} | {acc('machine')} | {adv} |")
     return "\n".join(lines) + "\n"
@@ -146,8 +154,8 @@ def redraw(out: str) -> list:
         if not path.endswith(".results.json"):
             m = load_machine(path)
             name = os.path.basename(path)[:-5]
-            draw_machine(m, path[:-5] + ".png",
-                         f"{name}: {m.n_states} states ({m.info.get('minimal_states')} before the don't-care reduction)")
+            draw_machine(m, path[:-5] + ".png", f"{name}: {m.n_states} states"
+                         f" ({m.info.get('minimal_states')} before the don't-care reduction)")
             drawn.append(path[:-5] + ".png")
     return drawn
 

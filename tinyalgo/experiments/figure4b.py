@@ -169,7 +169,8 @@ def figure4b(out: str, seed: int = 0, max_digits: int = 2, budget: int = 2_000_0
                         recorded_steps=r["steps"], raw_states=r["raw"].n_states,
                         minimal_states=r["minimal"].n_states, reduced_states=r["reduced"].n_states),
         machine_alone_solved={k: {str(d): v for d, v in acc.items()} for k, acc in machines.items()},
-        machine_with_network_fallback_solved={k: {str(d): v for d, v in acc.items()} for k, acc in with_network.items()},
+        machine_with_network_fallback_solved={k: {str(d): v for d, v in acc.items()}
+                                              for k, acc in with_network.items()},
         machines={k: machine_summary(r[k]) for k in ("reduced", "minimal")},
         moving_right_clusters=dict(recorded_complexities=list(range(2, 14)), recorded_instances=INSTANCES, k=8,
                                    rows="k-means clusters that occur, ordered by mean time step",

@@ -218,8 +218,8 @@ def run_figure5(tasks, seeds, budget, out_dir, options, command, complexities=CO
 
 def summarize_figure5(out_dir, command, complexities=COMPLEXITIES, instances=50, log=print) -> str:
     """Rebuild the figure and the table from the run logs (``runs/<name>.json``) and the final models' tests
-    (``runs/<name>/figure5.json``) in ``out_dir``, loose or packed, training and testing nothing; a run whose model has no
-    test at one of ``complexities`` is left out, and named.  The table's text."""
+    (``runs/<name>/figure5.json``) in ``out_dir``, loose or packed, training and testing nothing; a run whose
+    model has no test at one of ``complexities`` is left out, and named.  The table's text."""
     rows, untested = [], []
     for row in summarize_directory(out_dir):
         name = row_run_name(row)

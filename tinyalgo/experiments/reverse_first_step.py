@@ -34,7 +34,9 @@ def appendix_b_reverse_runs(out_dir) -> list:
 
 def q_range(name, values) -> dict:
     """{name_min, name_max} rounded to 4 places; empty when there are none."""
-    return {f"{name}_min": round(min(values), 4) if values else "", f"{name}_max": round(max(values), 4) if values else ""}
+    if not values:
+        return {f"{name}_min": "", f"{name}_max": ""}
+    return {f"{name}_min": round(min(values), 4), f"{name}_max": round(max(values), 4)}
 
 
 def first_step_row(run, controller) -> dict:

@@ -184,7 +184,7 @@ def compact_report(report, lines=None) -> dict:
     return report
 
 
-def run_sweep(jobs, executor: Executor = None, workers: int = 2, log=print, on_result=None,
+def run_sweep(jobs, executor: Executor | None = None, workers: int = 2, log=print, on_result=None,
               run=run_table1_job) -> list:
     """Run ``jobs`` through ``executor`` (default: a process pool of ``workers``);
     ``on_result(rows so far)`` is called after each finished run.  ``run(job)``

@@ -251,7 +251,8 @@ def table1_markdown(rows, budget) -> str:
     notes = option_notes(rows)
     if notes:
         lines += ["", "Options that differ from their defaults (value: tasks):", "", *notes]
-    lines += ["", runs_note(common), "", columns_text(columns) + " The paper: 10 runs per cell, 3 x 10^7 characters each."]
+    lines += ["", runs_note(common), "",
+              columns_text(columns) + " The paper: 10 runs per cell, 3 x 10^7 characters each."]
     return "\n".join(lines) + "\n"
 
 
@@ -264,7 +265,8 @@ def columns_text(columns) -> str:
 # The paper's claims on Table 1's columns: (the columns in order, what the paper says of each next one)
 CLAIMS = ((("classic", "dynamic", "dynamic-watkins", "full"), "each enhancement helps"),
           (("classic", "classic-400", "classic-600"), "more units hurt plain Q-learning"),
-          (("classic", "gamma-0.99", "gamma-0.95"), "standard Q-learning fails on most tasks, whatever its constant discount"))
+          (("classic", "gamma-0.99", "gamma-0.95"),
+           "standard Q-learning fails on most tasks, whatever its constant discount"))
 
 
 def claims_text(rows) -> list:

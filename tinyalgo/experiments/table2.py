@@ -203,8 +203,8 @@ def table2_csv(results) -> str:
 
 
 def run_table2(out: str, seed: int = 0, budget: int = 2_000_000, settle: int = 2_000_000, digits: int = 20,
-               max_digits: int = 10, test_seed: int = 20, instances: int = 50, models=MODELS, models_dir: str = None,
-               log=print) -> list:
+               max_digits: int = 10, test_seed: int = 20, instances: int = 50, models=MODELS,
+               models_dir: str | None = None, log=print) -> list:
     """Train, probe and draw the three models of Table 2 into ``out``
     (table2.png, table2.json, table2.csv); returns the per-model results.
     The figure shows one test instance (seed ``test_seed``); the phase means
