@@ -71,7 +71,8 @@ def _random_actions(venv, vinfo, rng, mode):
     n = venv.num_envs
     actions = venv._ground_truth(venv.environment.ground_truth())       # whatever the info carries
     for i in range(n):
-        if mode[i] == 2 or actions[i, 0] < 0 or (mode[i] == 0 and rng.random() < 0.03):
+        if (mode[i] == 2 or actions[i, 0] < 0 or (mode[i] == 0 and rng.random() < 0.03)
+                or actions[i] not in venv.single_action_space):    # an ended lane's (its action is ignored)
             actions[i] = venv.single_action_space.sample()
         elif mode[i] == 1:
             actions[i] = (rng.integers(venv.single_action_space.nvec[0]), 0, 0)

@@ -25,7 +25,8 @@ The old conventions, kept:
   episode ends (``terminated``, gym's ``done``) when every target is written,
   at a wrong write, or past the time limit: more than ``input length +
   targets + 4`` steps (``2 x input length + 4`` for the additions).
-  ``info["reason"]`` says which.  The ids keep gym's ``max_episode_steps=200``
+  ``info["reason"]`` says which ("timeout" for the time limit, even where
+  the step also wrote the last target or a wrong one).  The ids keep gym's ``max_episode_steps=200``
   (never reached: the time limit comes first) and ``reward_threshold``.
 * Curriculum: input lengths U{m .. m + 2}, m starting at 2 (Reverse: 1); m
   grows by 1, up to 30, after ``last`` episodes in a row (10; Reverse and
@@ -391,8 +392,10 @@ class GymAlgorithmicEnv(_ClassicRules, TinyAlgoEnv):
         late = self._time > self._complexity          # gym's time limit (the instance's "complexity")
         reward = -1.0 if late else 1.0 if correct else -0.5 if w else 0.0
         obs = np.int64(read if read < self._base else self._base)
-        if reason or late:
-            return obs, reward, True, False, self._end(reason or TIMEOUT, reason == ALL_WRITTEN and not late)
+        if late:                                      # the time limit decides, whatever the step did
+            return obs, reward, True, False, self._end(TIMEOUT, False, bool(w and not correct))
+        if reason:
+            return obs, reward, True, False, self._end(reason, reason == ALL_WRITTEN)
         return obs, reward, False, False, self._info(RUNNING, False) if self.step_info else {}
 
     def _step_keys(self, ended) -> dict:
@@ -447,7 +450,7 @@ class GymAlgorithmicVectorEnv(_ClassicRules, TinyAlgoVectorEnv):
 
     def _reasons(self, res):
         env = self._env
-        return np.where((res.reason == RUNNING) & (env.time > env.complexity), TIMEOUT, res.reason)
+        return np.where(env.time > env.complexity, TIMEOUT, res.reason)     # past the time limit: that decides
 
     def _ground_truth(self, gt):
         out = super()._ground_truth(gt)

@@ -255,16 +255,17 @@ class TinyAlgoEnv(gymnasium.Env):
             info = self._info(RUNNING, False) if self.step_info else {}
         return obs, 1.0 if correct else 0.0, reason == ALL_WRITTEN or reason == WRONG_WRITE, reason == TIMEOUT, info
 
-    def _end(self, reason, solved) -> dict:
-        """The episode ended: its info, the curriculum's count."""
-        info = self._info(reason, True)
+    def _end(self, reason, solved, wrong=None) -> dict:
+        """The episode ended: its info, the curriculum's count (``wrong``: the
+        last write was wrong, if ``reason`` does not say it)."""
+        info = self._info(reason, True, wrong)
         self._over = True
         self._last = (reason, info["n_correct"], self._n)
         self._stream.record(solved)
         return info
 
-    def _info(self, reason, ended) -> dict:
-        n_correct = self._index - (reason == WRONG_WRITE)
+    def _info(self, reason, ended, wrong=None) -> dict:
+        n_correct = self._index - (reason == WRONG_WRITE if wrong is None else wrong)
         if not self.step_info:
             if not ended:
                 return {self.size_key: self._complexity, "level": self._episode_level}
