@@ -2,7 +2,9 @@
 tables rebuilt from the packed file are those of the loose logs, without the
 models; a sweep skips the packed runs; a loose log replaces its packed copy;
 the same runs pack to the same bytes; earlier sweep logs (tests/fixtures)
-pack and load; a damaged packed file is one clear error."""
+pack and load; a damaged packed file is one clear error; and the CSVs
+committed under figures/ are what their folders' packed logs (or, where no
+log is kept, their own rows) give."""
 import gzip
 import json
 import re
@@ -13,13 +15,14 @@ from pathlib import Path
 import pytest
 
 from sweep_helpers import SMALL
-from tinyalgo.experiments import figure5
+from tinyalgo.experiments import appendix, figure5
 from tinyalgo.experiments.runlogs import ARCHIVE, final_models, pack, run_file, run_log, run_logs
 from tinyalgo.experiments.table1 import run_sweep, table1_jobs
-from tinyalgo.experiments.table1_report import summarize_directory
+from tinyalgo.experiments.table1_report import read_results_csv, results_csv, row_key, summarize_directory
 from tinyalgo.qtraining import QTrainer
 
 FIXTURES = Path(__file__).parent / "fixtures"
+FIGURES = Path(__file__).resolve().parent.parent / "figures"      # not in the sdist: those tests skip
 
 
 def figure(out, seeds=(0,)):
@@ -123,3 +126,37 @@ def test_final_models_are_all_found_before_any_is_used(tmp_path):
     assert list(final_models(tmp_path, ["copy-full-s0"])) == ["copy-full-s0"]
     with pytest.raises(ValueError, match=re.escape("copy-full-s1/checkpoint.npz is missing: give as --out the sweep")):
         final_models(tmp_path, ["copy-full-s0", "copy-full-s1"])
+
+
+def committed(folder):
+    """A folder of figures/ with its packed logs; the test skips where figures/ has no such file (an sdist)."""
+    if not (FIGURES / folder / ARCHIVE).is_file():
+        pytest.skip(f"no {ARCHIVE} in figures/{folder}")
+    return FIGURES / folder
+
+
+def test_the_committed_tables_rows_are_those_of_their_packed_logs():
+    ablations = committed("ablations_1e7")
+    assert results_csv(summarize_directory(ablations)).encode() == (ablations / "table1.csv").read_bytes()
+    folder = committed("appendix")
+    rows = summarize_directory(folder)
+    for name, csv_name in (("appendix-b", "appendix_b.csv"), ("appendix-c", "appendix_c.csv")):
+        made = results_csv(sorted(appendix.table_rows(name, rows), key=row_key))
+        assert made.encode() == (folder / csv_name).read_bytes(), name
+
+
+@pytest.mark.parametrize("folder", ["figure5", "figure5_ablations"])
+def test_the_committed_figure5_is_rebuilt_from_its_packed_logs_and_tests(folder, tmp_path, monkeypatch):
+    source = committed(folder)
+    shutil.copy(source / ARCHIVE, tmp_path / ARCHIVE)
+    monkeypatch.setattr(figure5, "evaluate_complexity", no_work)
+    figure5.summarize_figure5(str(tmp_path), "cmd", log=no_work)
+    assert (tmp_path / "figure5.csv").read_bytes() == (source / "figure5.csv").read_bytes()
+
+
+def test_the_committed_tables_without_logs_read_back_as_their_rows():
+    folders = [f for f in FIGURES.glob("**/table1.csv") if not (f.parent / ARCHIVE).exists()]
+    if not folders:
+        pytest.skip("no table1.csv without packed logs under figures/")
+    for path in folders:
+        assert results_csv(read_results_csv(path)).encode() == path.read_bytes(), path
