@@ -41,8 +41,9 @@ for info in pkgutil.walk_packages(tinyalgo.__path__, "tinyalgo."):
     try:
         importlib.import_module(info.name)
         imported.append(info.name)
-    except ModuleNotFoundError as err:                  # an extra that is not installed (gymnasium, distributed)
-        if err.name.split(".")[0] in ("tinyalgo",):
+    except ImportError as err:                          # an extra that is not installed (gymnasium, distributed),
+        missing = err if isinstance(err, ModuleNotFoundError) else err.__cause__    # perhaps said in a clearer one
+        if not isinstance(missing, ModuleNotFoundError) or (missing.name or "tinyalgo").split(".")[0] == "tinyalgo":
             raise
         optional.append(info.name)
 after_imports = raw()
