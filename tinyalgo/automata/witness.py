@@ -187,9 +187,17 @@ def run_on(machine, instances):
 
 def describe(task_name: str, inst: Instances) -> dict:
     """A counterexample instance as JSON: what ``build`` takes, and its board."""
-    d = dict(complexity=int(inst.complexity[0]), n_outputs=int(inst.n_outputs[0]), key=int(inst.key[0]),
-             x0=int(inst.x0[0]), cells=inst.cells[0].tolist(), targets=inst.targets[0, :int(inst.n_outputs[0])].tolist())
-    return d
+    return dict(complexity=int(inst.complexity[0]), n_outputs=int(inst.n_outputs[0]), key=int(inst.key[0]),
+                x0=int(inst.x0[0]), cells=inst.cells[0].tolist(), clock=int(inst.clock[0]),
+                targets=inst.targets[0, :int(inst.n_outputs[0])].tolist())
+
+
+def rebuild(d: dict) -> Instances:
+    """The instance ``describe`` wrote (without its ground-truth actions), to run again."""
+    n = d["n_outputs"]
+    return Instances(np.array([d["cells"]]), np.array([d["x0"]]), np.array([d["key"]]), np.array([d["targets"]]),
+                     np.array([n]), np.array([d["complexity"]]), np.full((1, 1), -1), np.array([0]),
+                     np.array([d["clock"]]))
 
 
 def confirm(machine, instances):

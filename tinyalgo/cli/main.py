@@ -17,7 +17,7 @@ import os
 import sys
 
 from tinyalgo import __version__
-from tinyalgo.cli import assignment, automaton, evaluate, experiment, notebooks, trace, train
+from tinyalgo.cli import assignment, automaton, evaluate, experiment, notebooks, trace, train, verify
 from tinyalgo.cli.args import Parser, UsageError, add_task_arguments, aliases_text, int_at_least
 from tinyalgo.cli.sizes import check_memory, environment_bytes
 from tinyalgo.environment import Environment
@@ -68,7 +68,7 @@ def build_parser() -> Parser:
                       help="board columns shown each side of the head (default 8)")
     show.add_argument("--step", action="store_true", help="one frame per key press (default off)")
     show.set_defaults(func=cmd_show)
-    for command in (train, evaluate, experiment, trace, automaton, assignment, notebooks):
+    for command in (train, evaluate, experiment, trace, automaton, assignment, notebooks, verify):
         command.register(sub)
     return parser
 

@@ -1,0 +1,214 @@
+"""The verifier (tinyalgo.automata.verify; paper section 6.4): hand-built
+correct machines of every task are proved; single-transition mutants are
+refuted by an instance that fails in the environment, and never proved when
+random concrete runs can refute them; the exports; the command."""
+import copy as copying
+import json
+
+import numpy as np
+import pytest
+
+from tinyalgo.automata.agent import MachineAgent
+from tinyalgo.automata.export import parse_aalpy_dot, to_aalpy_dot, to_dot
+from tinyalgo.automata.machine import Machine
+from tinyalgo.automata.verify import verify
+from tinyalgo.automata.witness import make, rebuild, run_on
+from tinyalgo.cli.main import main
+from tinyalgo.evaluation import evaluate_complexity
+from tinyalgo.symbols import Vocabulary
+
+L, R, D, U = 0, 1, 2, 3
+
+
+def machine(task, base, n_moves, table, start=0):
+    """A machine from {(state, symbol): (move, symbol written or None, next state)}."""
+    V, S = Vocabulary(base).size, 1 + max(max(s, q) for (s, _), (_, _, q) in table.items())
+    action, symbol, nxt = (np.full((S, V), -1) for _ in range(3))
+    for (s, x), (move, w, q) in table.items():
+        action[s, x], symbol[s, x], nxt[s, x] = move + (n_moves if w is not None else 0), -1 if w is None else w, q
+    return Machine(task, base, n_moves, action, symbol, nxt, start, np.zeros((1, 0)), np.zeros(S, np.int64),
+                   np.zeros((S, 4), np.int64), np.stack([np.zeros(S), *np.zeros((4, S)), np.arange(S)], 1).astype(np.int64),
+                   np.ones(S, np.int64))
+
+
+def copy_machine(base):
+    return machine("copy", base, 2, {(0, d): (R, d, 0) for d in range(base)})
+
+
+def reverse_machine(base):
+    """Figure 4a: move right over the digits; at p turn; write what is read, moving left."""
+    t = {(0, d): (R, None, 0) for d in range(base)}
+    t[(0, Vocabulary(base).P)] = (L, None, 1)
+    t.update({(1, d): (L, d, 1) for d in range(base)})
+    return machine("reverse", base, 2, t)
+
+
+def walk_machine(base):
+    v = Vocabulary(base)
+    t = {(0, d): (R, None, 0) for d in range(base)}
+    for s, (arrow, move) in enumerate([(v.L, L), (v.U, U), (v.D, D)], start=1):
+        t[(0, arrow)] = (move, None, s)
+        t.update({(s, d): (move, d, s) for d in range(base)})
+    return machine("walk", base, 4, t)
+
+
+def addition_machine(base, rows=2):
+    """The carry machine: down (or up) a column summing its digits, write the sum's
+    last digit moving left, keep the carry; on the empty column write the carry."""
+    ids = {}
+
+    def sid(*key):
+        return ids.setdefault(key, len(ids))
+
+    start, t = sid(0, 0, 0), {}
+    for direction in (0, 1):
+        for k in range(rows):
+            for p in range(rows * base):
+                s = sid(direction, k, p)
+                for d in range(base):
+                    if k < rows - 1:
+                        t[(s, d)] = (D if direction == 0 else U, None, sid(direction, k + 1, p + d))
+                    else:
+                        t[(s, d)] = (L, (p + d) % base, sid(1 - direction, 0, (p + d) // base))
+                if k == 0:
+                    t[(s, Vocabulary(base).E)] = (L, p % base, s)
+    return machine("addition3" if rows == 3 else "addition", base, 4, t, start)
+
+
+def multiplication_machine(base):
+    ids = {"start": 0}
+    t = {}
+    for m in range(2, base):
+        t[(0, m)] = (D, None, ids.setdefault((m, 0), len(ids)))
+        for c in range(m):
+            for d in range(base):
+                x = d * m + c
+                t[(ids.setdefault((m, c), len(ids)), d)] = (L, x % base, ids.setdefault((m, x // base), len(ids)))
+    return machine("multiplication", base, 4, t)
+
+
+CORRECT = {"copy": lambda: copy_machine(4), "reverse": lambda: reverse_machine(4), "walk": lambda: walk_machine(3),
+           "addition": lambda: addition_machine(3), "addition3": lambda: addition_machine(3, rows=3),
+           "multiplication": lambda: multiplication_machine(4)}
+
+
+def refuted_by_sampling(m, lengths=(1, 2, 3, 5, 9), instances=64) -> bool:
+    """Whether random instances at a few lengths make the machine fail in the environment."""
+    task = make(m.task, m.base)
+    for n in lengths:
+        c = {"walk": 2 * n, "multiplication": n}.get(m.task, n * task.factor)
+        if evaluate_complexity(MachineAgent(m), m.task, max(c, task.min_complexity), instances, m.base,
+                               seed=n)["solved"] < 1:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("task", sorted(CORRECT))
+def test_hand_built_correct_machines_are_proved_at_every_length(task):
+    m = CORRECT[task]()
+    assert not refuted_by_sampling(m)
+    r = verify(m, max_window=1)
+    assert r["verdict"] == "proved", r
+    assert "every instance of every length" in r["established"] and r["exact_below"] > 1
+
+
+def mutants(m, rng, n):
+    """Up to n machines differing from ``m`` in one recorded transition: its move,
+    whether it writes, the symbol written or the next state."""
+    pairs = np.argwhere(m.action >= 0)
+    for i in rng.permutation(len(pairs))[:n]:
+        s, x = pairs[i]
+        for kind in range(3):
+            mm = copying.deepcopy(m)
+            if kind == 0:
+                mm.action[s, x] = (m.action[s, x] + 1 + rng.integers(2 * m.n_moves - 1)) % (2 * m.n_moves)
+                mm.symbol[s, x] = rng.integers(m.base) if mm.action[s, x] >= m.n_moves else -1
+            elif kind == 1 and m.action[s, x] >= m.n_moves:
+                mm.symbol[s, x] = (m.symbol[s, x] + 1 + rng.integers(m.base - 1)) % m.base
+            elif kind == 2 and m.n_states > 1:
+                mm.next[s, x] = (m.next[s, x] + 1 + rng.integers(m.n_states - 1)) % m.n_states
+            else:
+                continue
+            yield (int(s), int(x), kind), mm
+
+
+@pytest.mark.parametrize("task,count", [("reverse", 9), ("copy", 4), ("walk", 3), ("addition", 3),
+                                        ("multiplication", 3)])
+def test_mutants_are_refuted_in_the_environment_and_never_proved_when_sampling_refutes_them(task, count):
+    rng = np.random.default_rng(27)
+    refuted = 0
+    for where, mm in mutants(CORRECT[task](), rng, count):
+        r = verify(mm, max_window=1)
+        if refuted_by_sampling(mm):
+            assert r["verdict"] != "proved", (where, r)
+        if r["verdict"] == "counterexample":
+            refuted += 1
+            solved, reasons, _ = run_on(mm, rebuild(r["instance"]))
+            assert not solved[0] and reasons[0] == r["reason"], (where, r)
+            assert r["length"] >= 1 and r["reason"] in ("wrong write", "timeout")
+    assert refuted >= count
+
+
+def test_the_counterexample_is_the_shortest_when_every_shorter_length_is_proved():
+    m = reverse_machine(4)
+    m.symbol[1, 2] = 3                          # writes 3 where it read 2: fails whenever a 2 is met
+    r = verify(m, max_window=1)
+    assert r["verdict"] == "counterexample" and r["length"] == 1 and r["shortest"]
+    assert r["instance"]["targets"] == [2] and r["reason"] == "wrong write"
+    m = reverse_machine(4)
+    m.action[0, 1], m.next[0, 1] = 0, 0        # turns back on a 1: loops until the timeout
+    r = verify(m, max_window=1)
+    assert r["verdict"] == "counterexample" and r["reason"] == "timeout"
+
+
+def test_the_aalpy_file_has_aalpys_mealy_structure_and_round_trips():
+    m = reverse_machine(10)
+    text = to_aalpy_dot(m)
+    assert text.startswith("digraph LearnedModel {") and text.rstrip().endswith("}")
+    assert '__start0 [label="", shape=none];' in text and f'__start0 -> s{m.start} [label=""];' in text
+    d = parse_aalpy_dot(text)
+    V = Vocabulary(10)
+    assert d["initial"] == f"s{m.start}" and d["states"] == ["s0", "s1"]
+    assert len(d["transitions"]) == m.n_states * V.size                  # input complete, as AALpy's loader asks
+    assert d["transitions"][("s0", "p")] == ("s1", "left")
+    assert d["transitions"][("s1", 7)] == ("s1", "left+w7")              # digit labels read as integers
+    assert d["transitions"][("s1", "q")] == ("s1", "left")               # never recorded: the default
+    assert 's0 -> s1 [label="p/left"];' in to_dot(m)
+
+
+def test_the_aalpy_file_loads_in_aalpy_when_it_is_installed(tmp_path):
+    fh = pytest.importorskip("aalpy.utils.FileHandler")
+    m = reverse_machine(10)
+    path = tmp_path / "m.dot"
+    path.write_text(to_aalpy_dot(m))
+    a = fh.load_automaton_from_file(str(path), "mealy")
+    assert len(a.states) == 2 and a.initial_state.state_id == f"s{m.start}"
+    assert a.execute_sequence(a.initial_state, [3, 5, "p", 5, 3]) == ["right", "right", "left", "left+w5", "left+w3"]
+
+
+def test_verify_command_writes_its_report_and_exports(tmp_path, capsys):
+    path = tmp_path / "machine.json"
+    reverse_machine(10).save(path)
+    out = tmp_path / "out"
+    assert main(["verify", str(path), "--json", str(out / "r.json"), "--dot", str(out / "m.dot"),
+                 "--aalpy", str(out / "m-aalpy.dot")]) == 0
+    text = capsys.readouterr().out
+    assert "proved: every instance of every length >= 1" in text
+    report = json.loads((out / "r.json").read_text())
+    assert report["verdict"] == "proved" and report["task"] == "reverse"
+    assert (out / "m.dot").read_text().startswith("digraph machine") and "__start0" in (out / "m-aalpy.dot").read_text()
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["verify", "nowhere.json"], "no such file"),
+    (["verify", "MACHINE", "--window", "0"], "--window"),
+    (["verify", "MACHINE", "--window", "3", "--max-window", "2"], "larger than --max-window"),
+    (["verify", "MACHINE", "--json", "DIR"], "is a folder"),
+])
+def test_verify_command_refuses_bad_input_in_one_line(tmp_path, capsys, argv, message):
+    path = tmp_path / "machine.json"
+    reverse_machine(4).save(path)
+    argv = [str(path) if a == "MACHINE" else str(tmp_path) if a == "DIR" else a for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
