@@ -82,7 +82,7 @@ def _sample(machine, lengths, rng, per_length=64):
     return confirm(machine, [task.sample(rng, complexities[i:i + 1]) for i in range(len(complexities))])
 
 
-def verify(machine, window: int = None, max_window: int = 4, psi_cap: int = 12, max_configs: int = 400_000,
+def verify(machine, window: int = None, max_window: int = 3, psi_cap: int = 12, max_configs: int = 400_000,
            seed: int = 0, log=None) -> dict:
     """Prove ``machine`` right at every length, or find an instance it fails
     (see the module doc).  ``window``: the first window K tried (default per
