@@ -190,7 +190,8 @@ def test_max_episode_steps_truncates_vector_episodes():
     venv.reset(seed=0)
     for step in range(5):
         obs, reward, terminated, truncated, info = venv.step(np.tile([1, 0, 0], (3, 1)))
-    assert truncated.all() and step == 4 and info["reason"].tolist() == ["running"] * 3
+        assert truncated.all() == (step == 4)
+    assert info["reason"].tolist() == ["running"] * 3
     obs, reward, terminated, truncated, info = venv.step(np.tile([1, 0, 0], (3, 1)))
     assert not truncated.any() and (obs[:, 3] == 2).all()          # reset: no previous move
 
@@ -259,7 +260,7 @@ def test_record_episode_statistics_counts_each_lane_episodes():
     envs = gym.wrappers.vector.RecordEpisodeStatistics(gym.make_vec("tinyalgo/Copy-v0", num_envs=3, complexity=3))
     envs.reset(seed=1)
     returns, lengths = np.zeros(3), np.zeros(3, dtype=int)
-    for step in range(40):
+    for _ in range(40):
         obs, reward, terminated, truncated, info = envs.step(np.tile([1, 1, 0], (3, 1)))
         returns += reward
         lengths += 1
@@ -296,7 +297,8 @@ def test_rgb_array_frames():
     env = tg.TinyAlgoEnv("addition", complexity=6, render_mode="rgb_array", step_info=True)
     obs, info = env.reset(seed=0)
     first = env.render()
-    assert first.dtype == np.uint8 and first.shape == env.frame_shape and first.shape[0] % 16 == first.shape[1] % 16 == 0
+    assert first.dtype == np.uint8 and first.shape == env.frame_shape
+    assert first.shape[0] % 16 == first.shape[1] % 16 == 0
     from tinyalgo.gym import render as r
     assert (first == r.HEAD).all(axis=2).sum() > 100           # the head's cell is yellow
     obs, reward, terminated, truncated, info = env.step(info["ground_truth"])       # down
@@ -359,7 +361,7 @@ def test_reset_option_sets_the_complexity_of_one_episode():
 
 
 def test_same_seed_same_instances_and_chunks_do_not_leak_between_seeds():
-    a, b = tg.TinyAlgoEnv("addition", complexity=8, step_info=True), tg.TinyAlgoEnv("addition", complexity=8, step_info=True)
+    a, b = (tg.TinyAlgoEnv("addition", complexity=8, step_info=True) for _ in range(2))
     first = [a.reset(seed=4)[1]["ground_truth"]] + [a.reset()[1]["next_target"] for _ in range(5)]
     b.reset(seed=99)
     again = [b.reset(seed=4)[1]["ground_truth"]] + [b.reset()[1]["next_target"] for _ in range(5)]
@@ -371,7 +373,8 @@ def test_timeout_is_truncation():
     env.reset(seed=0)
     for step in range(6):                                   # complexity + 2 steps without a write
         obs, reward, terminated, truncated, info = env.step((1, 0, 0))
-    assert truncated and not terminated and info["reason"] == "timeout" and step == 5
+        assert truncated == (step == 5) and not terminated
+    assert info["reason"] == "timeout"
     with pytest.raises(RuntimeError, match="reset"):
         env.step((1, 0, 0))
 

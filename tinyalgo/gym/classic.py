@@ -66,6 +66,8 @@ The old documentation's errors, fixed here (and said in each class):
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
@@ -220,7 +222,8 @@ class GymReverse(_ClassicTape):
         j = np.arange(L)[None, :]
         targets = np.where(j < n[:, None], np.take_along_axis(digits, np.clip(n[:, None] - 1 - j, 0, L - 1), 1),
                            self.vocab.NONE)
-        actions, steps = _moves_table(k, 2 * L + 1, [(self.action(RIGHT, 0), n), (self.action(LEFT, 0), np.ones(k, np.int64)),
+        one = np.ones(k, dtype=np.int64)
+        actions, steps = _moves_table(k, 2 * L + 1, [(self.action(RIGHT, 0), n), (self.action(LEFT, 0), one),
                                                      (self.action(LEFT, 1), n)])
         return targets, n.copy(), actions, steps
 
@@ -365,7 +368,7 @@ class GymAlgorithmicEnv(_ClassicRules, TinyAlgoEnv):
     __doc__ = """One of gym's classic algorithmic tasks, one episode at a time
     (see ``tinyalgo.gym.classic``).""" + _CLASSIC_DOC
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(self, task: str = "copy", base=None, rows=None, duplication: int = 2, length=None,
                  advance_after=None, chars=None, solvable_time_limit: bool = False, render_mode=None,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium.utils import seeding
 
-from tinyalgo.curriculum import FixedComplexity, check_complexity, curriculum_sampler
+from tinyalgo.curriculum import FixedComplexity, curriculum_sampler
 from tinyalgo.board import UNDEFINED, random_digits
 from tinyalgo.lanes import F, Lanes, Packed
 from tinyalgo.tasks import ALIASES, TASKS, Task, make_task

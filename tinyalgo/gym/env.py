@@ -12,6 +12,8 @@ pictures (``tinyalgo.inspection.render``, ``tinyalgo.gym.render``) it draws.
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -86,7 +88,7 @@ class TinyAlgoEnv(gymnasium.Env):
     complexity of that episode alone.  After an episode ends, call ``reset``.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     option = "complexity"             # the reset option naming an episode's size
 
     def __init__(self, task: str = "copy", base: int = 10, complexity=None, curriculum: bool = False,

@@ -52,7 +52,7 @@ class TinyAlgoVecEnv(VecEnv):
     and Gymnasium's); ``get_attr``/``set_attr``/``env_method`` reach the one
     vector environment (the same value for every lane)."""
 
-    def __init__(self, env, num_envs: int = None, **kwargs):
+    def __init__(self, env, num_envs: int | None = None, **kwargs):
         if isinstance(env, str):
             if num_envs is None:
                 raise ValueError("num_envs is needed with an id: TinyAlgoVecEnv(env_id, num_envs, ...)")

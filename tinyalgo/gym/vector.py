@@ -2,6 +2,8 @@
 tinyalgo ``Environment``, with Gymnasium's three autoreset modes."""
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -57,7 +59,8 @@ class TinyAlgoVectorEnv(VectorEnv):
     of the episodes started by that ``reset``.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4, "autoreset_mode": AutoresetMode.NEXT_STEP}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4,
+                                "autoreset_mode": AutoresetMode.NEXT_STEP}
     option, size_key = "complexity", "complexity"
 
     def __init__(self, task: str = "copy", num_envs: int = 1, base: int = 10, complexity=None,
