@@ -1,7 +1,9 @@
 """A Table 1 sweep on a real distributed engine: the runs go to the worker
 processes of a Dask ``LocalCluster`` through its client's executor and give
 the rows a local process pool gives.  Needs the ``dask`` extra
-(``pip install -e ".[dask]"``); skipped without it, run by CI."""
+(``pip install -e ".[dask]"``); skipped without it, run by CI.  ``distributed`` is
+imported by that test, not when pytest collects the file (every xdist worker
+collects every file); tinyalgo itself never imports it, with or without the extra."""
 import os
 import subprocess
 import sys
@@ -9,9 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-distributed = pytest.importorskip("distributed")
-
-from tinyalgo.experiments.table1 import run_sweep, table1_jobs  # noqa: E402
+from tinyalgo.experiments.table1 import run_sweep, table1_jobs
 
 SMALL = dict(confirm_length=0, validate_every=3, val_instances=10, test_length=20, report_lengths=(20,))
 
@@ -21,6 +21,7 @@ def without_clock(rows):
 
 
 def test_a_sweep_on_a_dask_cluster_gives_the_process_pool_rows(tmp_path):
+    distributed = pytest.importorskip("distributed")
     jobs = table1_jobs(["copy", "reverse"], ["full"], (0,), 3_000, str(tmp_path / "pool"), **SMALL)
     with ProcessPoolExecutor(max_workers=2) as pool:
         local = run_sweep(jobs, executor=pool, log=lambda s: None)
