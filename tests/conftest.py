@@ -1,6 +1,45 @@
 import pathlib
 import sys
 
+import pytest
+
 import tinyalgo  # noqa: F401  (first: it sets one BLAS thread before NumPy loads, as in a real run)
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))     # tests' shared helpers
+
+# The README's command runs the tests on every core: pytest -n auto --dist loadgroup (pytest-xdist).
+# Tests that share an expensive fixture stay on one worker, so it is built once; the longest tests start
+# first, so that the workers end together.  Serially (plain pytest) nothing here applies.
+SHARED = ("module", "package", "session")
+LONGEST_FIRST = (             # nodeid prefixes, the longest first (seconds of one core, measured)
+    "tests/test_notebooks.py::test_notebook_runs_in_a_kernel_with_its_figures_inline[05",           # 14
+    "tests/test_tutorials.py::test_tutorial_runs_on_the_package[05",                               # 10
+    "tests/test_notebooks.py::test_notebook_runs_in_a_kernel_with_its_figures_inline[04",           # 5
+    "tests/test_qtraining.py::test_solved_lr_takes_over_once_solved",                              # 5
+    "tests/test_grader.py::test_grade_all_a_class_of_six",                                         # 4
+    "tests/test_notebooks.py::test_notebook_runs_in_a_kernel_with_its_figures_inline[06",           # 4
+    "tests/test_tutorials.py::test_tutorial_runs_on_the_package[04",                               # 4
+    "tests/test_tutorials.py::test_tutorial_runs_on_the_package",
+    "tests/test_notebooks.py::test_notebook_runs_in_a_kernel_with_its_figures_inline",
+    "tests/test_qtraining.py",
+    "tests/test_appendix_sweeps.py",
+    "tests/test_q_loop_bit_for_bit.py",
+    "tests/test_grader.py",
+)
+
+
+def _rank(item) -> int:
+    return next((k for k, prefix in enumerate(LONGEST_FIRST) if item.nodeid.startswith(prefix)), len(LONGEST_FIRST))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    if not hasattr(config, "workerinput"):      # not an xdist worker
+        return
+    items.sort(key=_rank)                       # stable: otherwise in the order collected
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        shared = info and [d for defs in info.name2fixturedefs.values() for d in defs[-1:]
+                           if d.scope in SHARED and d.baseid]              # ours: pytest's own have no baseid
+        if shared:                              # a module's tests that use its module-scoped fixture: one group
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
