@@ -108,3 +108,7 @@ def write_notebooks(folder) -> list:
     for path in written:
         atomic_write_bytes(path, texts[path].encode("utf-8"))
     return written
+
+
+if __name__ == "__main__":
+    raise SystemExit("the notebooks are made by the tinyalgo command: tinyalgo notebooks [--check] [FOLDER]")
