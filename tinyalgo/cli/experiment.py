@@ -22,8 +22,9 @@ Figure 4, section 6.4):
     tinyalgo experiment automata --models DIR [DIR ...] --out figures/automata
     tinyalgo experiment figure4b --out figures/automata
 
-A sweep finds its finished runs in ``tinyalgo.experiments.table1``'s logs; an
-interrupted run resumes from its last saved segment boundary.  Options the
+A sweep skips the runs whose log it finds, loose or packed
+(``tinyalgo.experiments.table1``, ``runlogs``); an interrupted run resumes from
+its last saved segment boundary.  Options the
 chosen experiment does not use, an output folder that cannot be written, a
 ``--merge`` CSV that cannot be merged, models that are missing and sizes that
 would not fit in memory are refused before any work starts.
