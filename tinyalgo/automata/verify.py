@@ -31,7 +31,8 @@ from tinyalgo.automata.product import Search
 from tinyalgo.automata.spec_arith import AdditionSpec, MultiplicationSpec
 from tinyalgo.automata.spec_tape import CopySpec, ReverseSpec
 from tinyalgo.automata.spec_walk import WalkSpec
-from tinyalgo.automata.witness import confirm, describe, lengths_of, make, realise, replay
+from tinyalgo.automata.witness import (confirm, describe, length_of, lengths_of, make, random_instances, realise,
+                                       replay)
 
 SPECS = {"copy": CopySpec, "reverse": ReverseSpec, "walk": WalkSpec, "addition": AdditionSpec,
          "addition3": AdditionSpec, "multiplication": MultiplicationSpec}
@@ -75,11 +76,9 @@ def _concretise(machine, failures, lengths, rng, N0):
 
 
 def _sample(machine, lengths, rng, per_length=64):
-    """Random instances (the task's sampler) at the given lengths: a failing one, or None."""
-    task = make(machine.task, machine.base)
-    factor = {"walk": 2, "multiplication": 1}.get(machine.task, task.factor)    # the sampler's complexity
-    complexities = np.repeat([max(task.min_complexity, factor * n) for n in lengths], per_length)
-    return confirm(machine, [task.sample(rng, complexities[i:i + 1]) for i in range(len(complexities))])
+    """Random instances of exactly the given lengths: a failing one, or None."""
+    batch = [random_instances(machine.task, machine.base, n, per_length, rng) for n in lengths]
+    return confirm(machine, [b.take(np.array([i])) for b in batch for i in range(len(b))])
 
 
 def verify(machine, window: int = None, max_window: int = 3, psi_cap: int = 12, max_configs: int = 400_000,
@@ -96,12 +95,17 @@ def verify(machine, window: int = None, max_window: int = 3, psi_cap: int = 12, 
     K0 = WINDOW[task_name] if window is None else window
     levels = [(K, keep) for K in range(K0, max(K0, max_window) + 1) for keep in (False, True)]
     smallest = SMALLEST[task_name]
-    proved_lengths, reasons, report = {}, [], None
+    proved_lengths, reasons, report, best = {}, [], None, None
     for K, keep_all in levels:
         R, N0 = ranges(task_name, K, psi_cap)
-        pending = [n for n in range(smallest, N0) if n not in proved_lengths]
-        reasons, counter, configs = [], None, 0
-        for n in pending + [None]:
+        if best is None:
+            todo = [n for n in range(smallest, N0) if n not in proved_lengths] + [None]
+        else:                                   # a counterexample is known: look for a shorter one only
+            todo = [n for n in range(smallest, length_of(task_name, best[0])) if n not in proved_lengths]
+            if not todo:
+                break
+        reasons, configs = [], 0
+        for n in todo:
             s = _search(machine, task_name, n, K, keep_all, psi_cap, max_configs, N0)
             configs += len(s.parent)
             if s.complete and not s.failures:
@@ -117,13 +121,12 @@ def verify(machine, window: int = None, max_window: int = 3, psi_cap: int = 12, 
             if counter is None and n is not None:
                 counter = _sample(machine, [n], rng)
             if counter is not None:
-                break
+                if best is None or length_of(task_name, counter[0]) < length_of(task_name, best[0]):
+                    best = counter
+                break                           # lengths go up: nothing shorter at this level
             reasons.append(f"{where}: the exploration reached a {s.failures[0][0]} that no concrete instance"
                            f" reproduced (window {K}{', every cell kept' if keep_all else ''}, range {R})")
-        if counter is not None:
-            report = _counterexample(machine, counter, proved_lengths, smallest, rng)
-            break
-        if not reasons:
+        if best is None and not reasons:
             report = dict(verdict="proved", window=K, every_cell_kept=keep_all, range=R, exact_below=N0,
                           configurations=configs + sum(proved_lengths.values()),
                           established=f"every instance of every length >= {smallest}"
@@ -131,8 +134,10 @@ def verify(machine, window: int = None, max_window: int = 3, psi_cap: int = 12, 
                                       f" lengths {smallest}..{N0 - 1} explored one by one, every length >= {N0} at"
                                       f" once (cells remembered within {K} of the head, landmarks exact within {R})")
             break
-        if log:
-            log(f"window {K}{' (every cell kept)' if keep_all else ''}: not proved; " + "; ".join(reasons))
+        if log and reasons:
+            log(f"window {K}{' (every cell kept)' if keep_all else ''}: " + "; ".join(reasons))
+    if best is not None:
+        report = _counterexample(machine, best, proved_lengths, smallest, rng)
     if report is None:
         report = dict(verdict="not proved", reasons=reasons, window=levels[-1][0])
     report.update(task=task_name, base=machine.base, states=machine.n_states,
@@ -145,16 +150,10 @@ def verify(machine, window: int = None, max_window: int = 3, psi_cap: int = 12, 
 def _counterexample(machine, counter, proved_lengths, smallest, rng) -> dict:
     inst, reason, correct, kind = counter if len(counter) == 4 else counter + ("sampled",)
     task_name = machine.task
-    n = _length_of(task_name, inst)
+    n = length_of(task_name, inst)
     shorter = [m for m in range(smallest, n)]
     return dict(verdict="counterexample", length=n, complexity=int(inst.complexity[0]), reason=reason,
                 correct_outputs=int(correct), found_as=kind, instance=describe(task_name, inst),
                 shortest=all(m in proved_lengths for m in shorter),
                 note="every shorter length was proved" if all(m in proved_lengths for m in shorter) else
                 "the shortest found; not every shorter length was proved")
-
-
-def _length_of(task_name, inst) -> int:
-    c = int(inst.complexity[0])
-    return {"copy": c, "reverse": (c - 1) // 2, "walk": (c - 2) // 2 + 1, "addition": c // 2,
-            "addition3": c // 3, "multiplication": c - 2}[task_name]

@@ -175,6 +175,27 @@ def _walk_keys(task, d, facts, need, rng, tries=200_000):
     return task.build(np.array([c]), np.array([arrow]), keys[hits[:1]])
 
 
+def random_instances(task_name: str, base: int, n: int, k: int, rng) -> Instances:
+    """k random instances of exactly length n (digits; walk: the distance to the arrow)."""
+    task = make(task_name, base)
+    keys = rng.integers(0, 2 ** 40, size=k)
+    if task_name in ("copy", "reverse"):
+        return task.build(rng.integers(0, base, size=(k, n)), np.full(k, n), keys)
+    if task_name == "walk":
+        return task.build(2 * n + rng.integers(0, 2, size=k), np.array(ARROWS)[rng.integers(0, 3, size=k)], keys)
+    if task_name == "multiplication":
+        return task.build(rng.integers(0, base, size=(k, n)), rng.integers(2, base, size=k), np.full(k, n))
+    return task.build(rng.integers(0, base, size=(k, task.rows, n)), np.full(k, n))
+
+
+def length_of(task_name: str, inst: Instances) -> int:
+    """An instance's length: digits (walk: the distance from the start to the arrow)."""
+    if task_name == "walk":
+        return int(inst.x0[0]) - 1
+    n = int(inst.n_outputs[0])
+    return n if task_name in ("copy", "reverse") else n - 1
+
+
 def run_on(machine, instances):
     """Run ``machine`` on ``instances`` in the environment: per instance
     solved, the end reason, correct outputs, as lists."""
