@@ -71,7 +71,8 @@ def main(argv=None) -> None:
                         help="comma-separated tinyalgo task names or gym ids, or 'all' (default copy)")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--steps", type=int, default=20000, help="single-environment steps per measurement")
-    parser.add_argument("--vector-steps", type=int, default=2000, help="vector steps per measurement")
+    parser.add_argument("--vector-steps", type=int, default=10000,
+                        help="vector steps per measurement (enough for each lane to draw several chunks)")
     parser.add_argument("--num-envs", type=int, default=64)
     args = parser.parse_args(argv)
     classic = getattr(tg, "CLASSIC_IDS", {})

@@ -437,6 +437,8 @@ class GymAlgorithmicVectorEnv(_ClassicRules, TinyAlgoVectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
 
+    _idle_rewards = True          # past the time limit, even a lane that waits would get -1
+
     def _moves(self, moves):
         return MOVE_TO_TINYALGO.take(moves)
 
@@ -448,8 +450,11 @@ class GymAlgorithmicVectorEnv(_ClassicRules, TinyAlgoVectorEnv):
         late = env.time > env.complexity                # gym's time limit (the instances' "complexity")
         reward = np.where(write, np.where(res.reward > 0, 1.0, -0.5), 0.0)
         reward[late] = -1.0
-        ended = (res.reason != RUNNING) | late
-        return reward, ended, np.zeros(self.num_envs, dtype=bool), (res.reason == ALL_WRITTEN) & ~late
+        return reward, res.done | late, np.zeros(self.num_envs, dtype=bool)
+
+    def _solved(self, res):
+        env = self._env
+        return (res.reason == ALL_WRITTEN) & (env.time <= env.complexity)
 
     def _reasons(self, res):
         env = self._env

@@ -23,9 +23,9 @@ from tinyalgo.curriculum import FixedComplexity, curriculum_sampler
 from tinyalgo.board import UNDEFINED, random_digits
 from tinyalgo.lanes import F, Lanes, Packed
 from tinyalgo.tasks import ALIASES, TASKS, Task, make_task
-from tinyalgo.tasks.instances import Instances, concatenate
+from tinyalgo.tasks.instances import Instances
 
-CHUNK_MAX = 256            # instances drawn at once, at most
+CHUNK_MAX = 1024           # instances drawn at once, at most
 CHUNK_BYTES = 2 ** 18      # ... and about this many packed bytes per lane
 
 
@@ -81,6 +81,25 @@ class Course:
         sampler = self.sampler(level) if complexity is None else FixedComplexity(complexity, 1)
         k = 1 if complexity is not None else self.chunk(sampler)
         return self.task.sample(rng, sampler.draw(rng, k), level=sampler.level)
+
+
+def stack(parts, none: int) -> Instances:
+    """One batch of the instances of ``parts``, as ``tasks.instances.concatenate``
+    makes it, padding only the arrays narrower than the widest (the lanes'
+    chunks at one complexity have one width: one ``np.concatenate`` a field)."""
+    if len(parts) == 1:
+        return parts[0]
+
+    def joined(arrays, fill):
+        width = max(a.shape[-1] for a in arrays)
+        return np.concatenate([a if a.shape[-1] == width else
+                               np.pad(a, [(0, 0)] * (a.ndim - 1) + [(0, width - a.shape[-1])], constant_values=fill)
+                               for a in arrays])
+
+    fields = {f: np.concatenate([getattr(p, f) for p in parts])
+              for f in ("x0", "key", "n_outputs", "complexity", "n_steps", "clock")}
+    return Instances(joined([p.cells for p in parts], -1), targets=joined([p.targets for p in parts], none),
+                     actions=joined([p.actions for p in parts], -1), **fields)
 
 
 def first_reads(board, packed: Packed) -> None:
@@ -198,14 +217,14 @@ class LanePools:
         """Start each lane's next instance (one of ``complexity``, if given) in ``lanes`` (k,)."""
         if complexity is not None:                       # a reset's option: not the hot path
             parts = [self.course.draw(self._rng(b), self.levels[b], complexity) for b in lanes]
-            self.lanes.start(self.lanes.fit(parts[0] if len(parts) == 1 else
-                                            concatenate(parts, self.course.task.vocab.NONE)), slice(None), lanes)
+            self.lanes.start(self.lanes.fit(stack(parts, self.course.task.vocab.NONE)), slice(None), lanes)
             return
-        empty = lanes[self.pos[lanes] >= self.count[lanes]]
-        if len(empty):
-            self._refill(empty)
-        self.lanes.start(self.pool, lanes * self.R + self.pos[lanes], lanes)
-        self.pos[lanes] += 1
+        pos = self.pos[lanes]
+        if np.count_nonzero(pos >= self.count[lanes]):
+            self._refill(lanes[pos >= self.count[lanes]])
+            pos = self.pos[lanes]
+        self.lanes.start(self.pool, lanes * self.R + pos, lanes)
+        self.pos[lanes] = pos + 1
 
     def _rng(self, lane):
         if self.rngs[lane] is None:
@@ -216,7 +235,7 @@ class LanePools:
         """Each of ``lanes`` draws its next chunk (a loop over lanes, once per chunk of each lane's episodes)."""
         parts = [self.course.draw(self._rng(b), self.levels[b]) for b in lanes]
         ks = np.array([len(p) for p in parts])
-        packed = self.lanes.fit(parts[0] if len(parts) == 1 else concatenate(parts, self.course.task.vocab.NONE))
+        packed = self.lanes.fit(stack(parts, self.course.task.vocab.NONE))
         R = max(self.R, int(ks.max()))
         if self.pool is None or R > self.R:
             grown = np.zeros((self.batch, R, packed.bytes.shape[1]), dtype=np.int8)

@@ -9,7 +9,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from tinyalgo.environment import ALL_WRITTEN, END_REASONS, TIMEOUT, WRONG_WRITE, Environment
+from tinyalgo.environment import ALL_WRITTEN, END_REASONS, TIMEOUT, Environment
 from tinyalgo.gym.course import LanePools, paper_course
 from tinyalgo.gym.env import DEFAULT_ADVANCE_AFTER, check_flag, check_options, check_render_mode
 from tinyalgo.gym.render import frame_shape, rgb_frame, symbol_glyphs
@@ -94,6 +94,9 @@ class TinyAlgoVectorEnv(VectorEnv):
         self._nm, self._V, self._NONE = task.n_moves, vocab.size, vocab.NONE
         self._limits = np.tile(np.array([self._nm, 2, self._V], dtype=np.uint64), (B, 1))
         self._over = np.zeros(B, dtype=bool)        # lanes whose episode has ended and not restarted
+        self._waiting = False                       # ... any of them
+        self._fixed_levels = self._pools.levels.copy()
+        self._fixed_levels.flags.writeable = False   # the levels without a curriculum (they never change)
         self._lanes = np.arange(B)
         self._started = False
         self._glyphs = symbol_glyphs(vocab.chars)
@@ -146,7 +149,9 @@ class TinyAlgoVectorEnv(VectorEnv):
         if seeds is not None:
             self._pools.seed(lanes, [seeds[i] for i in lanes])
         self._pools.start(lanes, size)
-        self._over[lanes] = False
+        over = self._over.copy()                     # a new array: an info returned earlier may hold the old one
+        over[lanes] = False
+        self._over, self._waiting = over, bool(over.any())
         self._started = True
         obs = self._observe(self._env.observe())
         return obs, self._reset_info(lanes)
@@ -156,49 +161,58 @@ class TinyAlgoVectorEnv(VectorEnv):
             raise RuntimeError("call reset() before step()")
         a = self._check_actions(actions)
         env, over, mode, pools = self._env, self._over, self.autoreset_mode, self._pools
-        move, write = self._moves(a[:, 0]), a[:, 1]
-        waiting = over.any()
+        write = a[:, 1]
+        waiting = self._waiting
         if waiting:                                     # ended lanes take no write: they stay as they ended
-            write = write * ~over
-        res = env.step(move + self._nm * write, a[:, 2],
+            live = ~over
+            write = write * live
+        res = env.step(self._moves(a[:, 0]) + self._nm * write, a[:, 2],
                        explored=None if explored is None else np.broadcast_to(np.asarray(explored), over.shape))
         raw = res.obs
-        reward, terminated, truncated, solved = self._outcome(res, write)
+        reward, terminated, truncated = self._outcome(res, write)
         if self.max_episode_steps is not None:
             truncated |= env.time >= self.max_episode_steps
-        started = None
+        started = None                                  # the lanes that start a new episode at this step
         if waiting:
-            reward[over] = 0.0
-            terminated[over] = truncated[over] = False
+            terminated &= live
+            truncated &= live
+            if self._idle_rewards:
+                reward[over] = 0.0
             if mode is AutoresetMode.NEXT_STEP:
-                started = over.nonzero()[0]
-                pools.start(started)
-                raw[started] = env.lanes.obs[:, started].T     # a new instance's first observation: its fields
-                over[:] = False
+                started = over
+                lanes = over.nonzero()[0]
+                pools.start(lanes)
+                raw[lanes] = env.lanes.obs[:, lanes].T     # a new instance's first observation: its fields
         ended = terminated | truncated
-        any_end = ended.any()
-        levels = pools.levels.copy()
-        if any_end:
-            idx = ended.nonzero()[0]
-            pools.record(idx, solved[idx])
-        if mode is not AutoresetMode.SAME_STEP or not any_end:
-            if any_end:
-                over |= ended
-            info = self._info(res, ended if any_end else None, started, levels)
+        any_end = bool(ended.any())
+        if mode is AutoresetMode.NEXT_STEP:
+            self._over, self._waiting = ended, any_end
+        elif mode is AutoresetMode.DISABLED and any_end:
+            self._over, self._waiting = over | ended, True
+        if not any_end:
+            info = self._info(None, None, started, None) if started is not None or self.step_info else {}
             return self._observe(raw), reward, terminated, truncated, info
+        idx = ended.nonzero()[0]
+        levels = pools.levels.copy() if pools.course.curriculum else self._fixed_levels
+        if pools.course.curriculum:
+            pools.record(idx, self._solved(res)[idx])
+        if mode is not AutoresetMode.SAME_STEP:
+            return self._observe(raw), reward, terminated, truncated, self._info(res, ended, started, levels)
         final = self._observe(raw[idx])
         final_info = self._info(res, ended, None, levels)
         if self.step_info:
             final_info = {k: (ended if k[0] == "_" else v) for k, v in final_info.items()}
         pools.start(idx)
         raw[idx] = env.lanes.obs[:, idx].T
-        info = self._info(None, None, idx, pools.levels.copy())       # the new episodes' levels
+        info = self._info(None, None, ended, None)
         final_obs = np.full(self.num_envs, None, dtype=object)
         final_obs[idx] = list(final)
-        info.update(final_obs=final_obs, _final_obs=ended, final_info=final_info, _final_info=ended.copy())
+        info.update(final_obs=final_obs, _final_obs=ended, final_info=final_info, _final_info=ended)
         return self._observe(raw), reward, terminated, truncated, info
 
     # ------------------------------------------ what the task family sets
+    _idle_rewards = False         # a lane that waits (takes no write) may have a reward to zero
+
     def _moves(self, moves):
         return moves
 
@@ -206,10 +220,13 @@ class TinyAlgoVectorEnv(VectorEnv):
         return obs
 
     def _outcome(self, res, write):
-        """(reward, terminated, truncated, solved) of a step of the paper's rules."""
-        reason = res.reason
-        terminated = (reason == ALL_WRITTEN) | (reason == WRONG_WRITE)
-        return res.reward, terminated, reason == TIMEOUT, reason == ALL_WRITTEN
+        """(reward, terminated, truncated) of a step of the paper's rules."""
+        truncated = res.reason == TIMEOUT
+        return res.reward, res.done ^ truncated, truncated
+
+    def _solved(self, res):
+        """The lanes whose episode ended with every target written (the curriculum's count)."""
+        return res.reason == ALL_WRITTEN
 
     def _ground_truth(self, gt):
         """(B, 3) (move, write, symbol) of the joint ground-truth actions gt (B,), -1 rows where gt < 0."""
@@ -223,24 +240,25 @@ class TinyAlgoVectorEnv(VectorEnv):
 
     def _reset_info(self, lanes) -> dict:
         """Info of the episodes started in ``lanes``."""
-        return self._info(None, None, lanes, self._pools.levels.copy())
+        mask = np.zeros(self.num_envs, dtype=bool)
+        mask[lanes] = True
+        return self._info(None, None, mask, None)
 
     def _info(self, res, ended, started, levels) -> dict:
         """Info of a step (``res``; None: no step) whose episodes ``ended``
-        (bool (B,) or None) and which ``started`` new episodes in lanes (k,)
-        (or None), each key with its mask ``_key`` (Gymnasium's layout);
-        ``levels`` the lanes' levels before the ended episodes were counted."""
+        (bool (B,) or None) and of the episodes ``started`` (bool (B,) or
+        None), each key with its mask ``_key`` (Gymnasium's layout);
+        ``levels`` the lanes' levels before the ended episodes were counted
+        (None: as they are)."""
+        if levels is None:
+            levels = self._pools.levels.copy() if self._pools.course.curriculum else self._fixed_levels
         if self.step_info:
             return self._full_info(res, ended, levels)
-        if ended is None and started is None:
-            return {}
-        mask = np.zeros(self.num_envs, dtype=bool) if ended is None else ended.copy()
-        if started is not None:
-            mask[started] = True
-        info = {self.size_key: self._sizes(), "_" + self.size_key: mask, "level": levels, "_level": mask.copy()}
+        mask = ended if started is None else started if ended is None else ended | started
+        info = {self.size_key: self._sizes(), "_" + self.size_key: mask, "level": levels, "_level": mask}
         if ended is not None:
-            info.update(reason=REASON_NAMES[self._reasons(res)], _reason=ended,
-                        n_correct=res.n_correct.astype(np.int64), _n_correct=ended.copy())
+            info.update(reason=REASON_NAMES.take(self._reasons(res)), _reason=ended, n_correct=res.n_correct,
+                        _n_correct=ended)
         return info
 
     def _reasons(self, res):
