@@ -18,6 +18,7 @@ from tinyalgo.evaluation import evaluate_complexity
 from tinyalgo.symbols import Vocabulary
 
 L, R, D, U = 0, 1, 2, 3
+LEFT_WRITE = 2                                  # a tape's joint action: move left and write
 
 
 def machine(task, base, n_moves, table, start=0):
@@ -212,3 +213,40 @@ def test_verify_command_refuses_bad_input_in_one_line(tmp_path, capsys, argv, me
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+# ------------------------------------------------------------ the counterexample-guided loop (issue 27, item 2)
+def test_the_loop_turns_a_damaged_machine_back_into_a_proved_one():
+    from test_automata import reverse_controller
+    from tinyalgo.automata.loop import extract_with, refine
+    controller = reverse_controller()                       # the network of Figure 4a
+    m = extract_with(controller, "reverse", 10, [2, 10], 20, 0, False, [])
+    assert verify(m)["verdict"] == "proved"
+    damaged = copying.deepcopy(m)
+    left = 1 - m.start
+    damaged.action[left, 3] = damaged.symbol[left, 3] = damaged.next[left, 3] = -1     # a transition removed
+    lines = []
+    out = refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False, machine=damaged, rounds=12,
+                 log=lines.append)
+    rounds = out["rounds"]
+    assert rounds[0]["verdict"] == "counterexample" and rounds[0]["network_solves"] and rounds[0]["length"] == 1
+    assert rounds[-1]["verdict"] == "proved" and out["report"]["verdict"] == "proved"
+    assert all(r["verdict"] == "counterexample" for r in rounds[:-1]) and len(out["counterexamples"]) == len(rounds) - 1
+    final = out["machine"]
+    assert final.action[1 - final.start, 3] == LEFT_WRITE and final.symbol[1 - final.start, 3] == 3
+    assert len(lines) == len(rounds) and lines[-1].startswith(f"round {len(rounds) - 1}: 2 states; proved")
+
+
+def test_verify_loop_command_reports_each_round(tmp_path, capsys):
+    from test_automata import reverse_controller
+    from tinyalgo.runs.checkpoint import save_checkpoint
+    model = tmp_path / "model.npz"
+    save_checkpoint(model, reverse_controller(), dict(config=dict(task="reverse", base=10)))
+    assert main(["verify-loop", str(model), "--out", str(tmp_path / "loop"), "--complexities", "2", "--instances",
+                 "1", "--no-corners", "--rounds", "12"]) == 0
+    text = capsys.readouterr().out
+    assert "round 0:" in text and "counterexample of length 1, which the network solves" in text
+    assert "proved after" in text
+    report = json.loads((tmp_path / "loop" / "loop.json").read_text())
+    assert report["report"]["verdict"] == "proved" and report["rounds"][-1]["verdict"] == "proved"
+    assert len(report["counterexamples"]) == len(report["rounds"]) - 1 >= 1

@@ -8,14 +8,27 @@ with its length and how the environment ended it; or not proved, with the
 reasons), and writes the report as JSON, the machine as Graphviz DOT and in
 AALpy's Mealy ``.dot`` form when asked.  Exit status 0 whatever the verdict;
 2 for bad input (one line on stderr, before any work).
+
+    tinyalgo verify-loop runs/q-reverse-ff-s0/checkpoint.npz --out runs/loop-reverse
+
+runs the counterexample-guided loop (tinyalgo/automata/loop.py) from a
+checkpoint: extract, verify, record the network on the counterexample,
+extract again, until a proof; one line a round (states, counterexample
+length, proof or not); writes DIR/machine.json (the last machine) and
+DIR/loop.json (the rounds, the counterexamples, the last verification).
 """
 from __future__ import annotations
 
+import os
+
 from tinyalgo.automata.export import save_aalpy, save_dot
+from tinyalgo.automata.loop import refine
 from tinyalgo.automata.machine import load_machine
 from tinyalgo.automata.verify import SPECS, verify
-from tinyalgo.cli.args import UsageError, check_writable_file, int_at_least, output_path
+from tinyalgo.cli.args import (UsageError, check_writable_file, check_writable_folder, checkpoint_task, int_at_least,
+                               output_path, task_name)
 from tinyalgo.runs.fileio import atomic_write_json
+from tinyalgo.tasks import TASKS
 
 
 def cmd_verify(args) -> int:
@@ -56,6 +69,23 @@ def cmd_verify(args) -> int:
     return 0
 
 
+def cmd_verify_loop(args) -> int:
+    check_writable_folder(args.out, "--out")
+    controller, task, base = checkpoint_task(args.checkpoint, args.task)
+    if task not in SPECS:
+        raise UsageError(f"{args.checkpoint}: a controller of task {task!r}, which the verifier does not know")
+    print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
+    out = refine(controller, task, base, args.complexities, args.instances, args.seed, not args.no_corners,
+                 args.rounds, log=print)
+    os.makedirs(args.out, exist_ok=True)
+    out["machine"].save(os.path.join(args.out, "machine.json"))
+    atomic_write_json(os.path.join(args.out, "loop.json"),
+                      dict(checkpoint=args.checkpoint, task=task, base=base, rounds=out["rounds"],
+                           counterexamples=out["counterexamples"], report=out["report"]))
+    print(f"{out['report']['verdict']} after {len(out['rounds'])} round(s); wrote {args.out}/machine.json, loop.json")
+    return 0
+
+
 def register(sub) -> None:
     v = sub.add_parser("verify", help="prove a machine right at every length, or find an instance it fails",
                        description="Decide, for every length at once, whether an extracted machine (tinyalgo"
@@ -76,3 +106,22 @@ def register(sub) -> None:
     v.add_argument("--aalpy", type=output_path, default=None, metavar="OUT",
                    help="write the machine in AALpy's Mealy .dot form (default: not written)")
     v.set_defaults(func=cmd_verify)
+    loop = sub.add_parser("verify-loop", help="extract, verify, record the counterexamples, extract again, until"
+                                              " a proof", description="Counterexample-guided extraction from a"
+                                              " checkpoint (tinyalgo/automata/loop.py): one line a round.")
+    loop.add_argument("checkpoint")
+    loop.add_argument("--out", required=True, metavar="DIR",
+                      help="directory for the last machine and the rounds' report (required)")
+    loop.add_argument("--task", type=task_name, default=None, metavar="TASK",
+                      help=f"check that the checkpoint is of this task, one of {', '.join(TASKS)} (default: the one"
+                           f" it names)")
+    loop.add_argument("--rounds", type=int_at_least(1), default=8, help="at most this many rounds (default 8)")
+    loop.add_argument("--complexities", type=int_at_least(1), nargs="+", default=None,
+                      help="recording complexities (default: 12 from the task's minimum to 100)")
+    loop.add_argument("--instances", type=int_at_least(1), default=50,
+                      help="recorded instances per complexity (default 50)")
+    loop.add_argument("--no-corners", action="store_true",
+                      help="do not record the task's corner instances (default: recorded)")
+    loop.add_argument("--seed", type=int_at_least(0), default=0,
+                      help="seed of the recorded instances and of k-means (default 0)")
+    loop.set_defaults(func=cmd_verify_loop)

@@ -1,0 +1,91 @@
+"""Counterexample-guided extraction (issue 27, item 2; paper section 6.4,
+"discretization of state"): extract a controller's machine, verify it
+(tinyalgo/automata/verify.py), and while the verifier answers with an
+instance the machine fails, record the network on that instance too and
+extract again, until the machine is proved.
+
+Each round: the machine (extracted, or given for the first round); the
+verdict; for a counterexample, its length and whether the network itself
+solves it.  A counterexample the network solves shows a transition the
+recording never needed: recording the network on it adds that transition.
+One the network fails shows the network wrong there; training it on the
+counterexamples is not done here: the loop stops and says so.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from tinyalgo.automata.extract import CORNER_DIGITS, behaviour_tags, choose_clusters, default_complexities
+from tinyalgo.automata.record import record
+from tinyalgo.automata.verify import verify
+from tinyalgo.automata.witness import make, rebuild
+from tinyalgo.environment import Environment
+from tinyalgo.evaluation import GreedyAgent, run_instances
+from tinyalgo.tasks.corners import corner_batch
+from tinyalgo.tasks.instances import concatenate
+
+
+def extract_with(controller, task, base, complexities, instances, seed, corners, extra):
+    """The reduced machine extracted (as ``extract.extract``: recording, behaviour
+    tags of depth 6, the search over k) from a recording that also runs the
+    instances of ``extra`` (a list of one-instance batches: counterexamples)."""
+    vocab = make(task, base).vocab
+    parts = ([corner_batch(task, CORNER_DIGITS, base)] if corners else []) + list(extra)
+    parts = [p for p in parts if p is not None]
+    canned = concatenate(parts, vocab.NONE) if parts else None
+    rec = record(controller, task, complexities, instances, base, seed, canned)
+    tags = behaviour_tags(rec, controller, 6, 8, seed) if rec.state.shape[1] else None
+    _, _, _, reduced, _ = choose_clusters(rec, seed, 256, None, tags)
+    return reduced
+
+
+def refine(controller, task, base=10, complexities=None, instances=50, seed=0, corners=True, rounds=8,
+           machine=None, verify_options=None, log=None) -> dict:
+    """Run the loop (see the module doc) for at most ``rounds`` rounds, from
+    ``machine`` if given, else from an extraction.  Returns dict(machine (the
+    last), report (its verification), rounds [one dict a round],
+    counterexamples (their descriptions))."""
+    complexities = default_complexities(task) if complexities is None else list(complexities)
+    found, rows = [], []
+    for r in range(rounds):
+        t0 = time.perf_counter()
+        if machine is None:
+            machine = extract_with(controller, task, base, complexities, instances, seed, corners, found)
+        t1 = time.perf_counter()
+        report = verify(machine, **(verify_options or {}))
+        row = dict(round=r, states=machine.n_states, verdict=report["verdict"], length=report.get("length"),
+                   extract_seconds=round(t1 - t0, 3), verify_seconds=report["seconds"])
+        rows.append(row)
+        if report["verdict"] == "counterexample":
+            inst = rebuild(report["instance"])
+            env = Environment(make(task, base), batch_size=1, base=base)
+            env.load(inst)
+            row["network_solves"] = bool(run_instances(GreedyAgent(controller), env)["solved"][0])
+        if log:
+            log(_line(row))
+        if report["verdict"] != "counterexample":
+            break
+        if not row["network_solves"]:
+            row["stopped"] = "the network fails the counterexample too: it needs training on it (not done here)"
+            break
+        found.append(inst)
+        machine = None
+    return dict(machine=machine, report=report, rounds=rows,
+                counterexamples=[_as_json(i) for i in found])
+
+
+def _as_json(inst):
+    """A counterexample as JSON (its board and targets)."""
+    return dict(x0=int(inst.x0[0]), cells=np.asarray(inst.cells[0]).tolist(),
+                targets=np.asarray(inst.targets[0]).tolist(), complexity=int(inst.complexity[0]))
+
+
+def _line(row) -> str:
+    what = {"proved": "proved", "not proved": "not proved"}.get(row["verdict"])
+    if what is None:
+        what = (f"counterexample of length {row['length']}, which the network "
+                f"{'solves' if row.get('network_solves') else 'fails too'}")
+    return (f"round {row['round']}: {row['states']} states; {what} (extraction {row['extract_seconds']:.1f} s,"
+            f" verification {row['verify_seconds']:.2f} s)")
