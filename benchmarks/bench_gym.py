@@ -2,7 +2,7 @@
 
     python benchmarks/bench_gym.py                   # tinyalgo/Copy-v0, 7 rounds
     python benchmarks/bench_gym.py --tasks all       # the six tasks and gym's classic six
-    python benchmarks/bench_gym.py --rounds 9 --steps 20000 --vector-steps 2000
+    python benchmarks/bench_gym.py --rounds 9 --steps 20000 --vector-steps 10000
 
 Single environment: ``gym.make(id)`` (with the wrappers gym.make adds) steps
 with uniformly random actions and is reset when an episode ends, as an RL

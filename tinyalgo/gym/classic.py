@@ -26,8 +26,10 @@ The old conventions, kept:
   at a wrong write, or past the time limit: more than ``input length +
   targets + 4`` steps (``2 x input length + 4`` for the additions).
   ``info["reason"]`` says which ("timeout" for the time limit, even where
-  the step also wrote the last target or a wrong one).  The ids keep gym's ``max_episode_steps=200``
-  (never reached: the time limit comes first) and ``reward_threshold``.
+  the step also wrote the last target or a wrong one).  The ids keep gym's
+  ``max_episode_steps=200`` (a ``truncated`` end the curriculum's lengths,
+  at most 32, never reach: the time limit comes first; a fixed ``length``
+  can) and ``reward_threshold``.
 * Curriculum: input lengths U{m .. m + 2}, m starting at 2 (Reverse: 1); m
   grows by 1, up to 30, after ``last`` episodes in a row (10; Reverse and
   RepeatCopy: 50) are solved.  Each lane has its own; ``length=L`` fixes the
