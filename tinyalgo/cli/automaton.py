@@ -11,24 +11,48 @@ from __future__ import annotations
 
 import os
 
-from tinyalgo.automata.draw import draw_machine, drawing_kind
 from tinyalgo.automata.extract import default_complexities, extract, fidelity
-from tinyalgo.cli.args import check_writable_folder, checkpoint_task, int_at_least, task_name
+from tinyalgo.cli.args import UsageError, check_writable_folder, checkpoint_task, int_at_least, task_name
+from tinyalgo.cli.sizes import check_memory, environment_bytes
 from tinyalgo.runs.fileio import atomic_write_json
-from tinyalgo.tasks import TASKS
+from tinyalgo.tasks import TASKS, make_task
+
+RECORDED_BYTES_PER_STEP = 64      # a recorded step's observation, action, symbol and links, besides its state
+STEPS_PER_COMPLEXITY = 4          # steps of an instance per unit of complexity, at most (walk: 2, addition3: 3)
+
+
+def check_sizes(args, controller, task: str, base: int, complexities) -> None:
+    """The recording's and the tests' complexities against the task's
+    minimum, and their memory against what this process can get."""
+    minimum = make_task(task, base).min_complexity
+    for option, values in (("--complexities", complexities), ("--fidelity", args.fidelity)):
+        if min(values) < minimum:
+            raise UsageError(f"{option} must be at least {minimum} for task {task!r}; got {min(values)}")
+    state = controller.config.units * max(controller.config.layers, 1) * 2 * 8
+    check_memory([
+        (args.instances * sum(complexities) * STEPS_PER_COMPLEXITY * (state + RECORDED_BYTES_PER_STEP),
+         f"--instances {args.instances} at --complexities up to {max(complexities)}",
+         "the recorded steps and states"),
+        (environment_bytes(args.instances, max(complexities)), f"--complexities {max(complexities)}",
+         f"{args.instances} instances drawn at once"),
+        (environment_bytes(args.fidelity_instances, max(args.fidelity)), f"--fidelity {max(args.fidelity)}",
+         f"{args.fidelity_instances} held-out instances drawn at once")])
 
 
 def cmd_automaton(args) -> int:
     check_writable_folder(args.out, "--out")
     controller, task, base = checkpoint_task(args.checkpoint, args.task)
-    print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     complexities = args.complexities or default_complexities(task, args.top)
+    check_sizes(args, controller, task, base, complexities)
+    print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     r = extract(controller, task, base, complexities, args.instances, args.seed, args.max_clusters, log=print)
     raw, minimal, m = r["raw"], r["minimal"], r["reduced"]
     print(f"{r['steps']} steps recorded at complexities {complexities}; {r['k']} k-means clusters;"
           f" states: {raw.n_states} raw, {minimal.n_states} minimal, {m.n_states} with unseen transitions as"
           f" don't care; {raw.info['conflicts']} recorded steps disagree with their transition's majority;"
           f" {r['seconds']['total']:.1f} s")
+    from tinyalgo.automata.draw import draw_machine, drawing_kind     # matplotlib loads only when drawing
+
     os.makedirs(args.out, exist_ok=True)
     m.save(os.path.join(args.out, "machine.json"))
     minimal.save(os.path.join(args.out, "machine-minimal.json"))

@@ -117,6 +117,16 @@ def cmd_experiment(args) -> int:
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     if args.name in USED:
         check_writable_folder(args.out or (figure5 if args.name == "figure5" else appendix).DEFAULT_OUT, "--out")
+        if args.name == "appendix-b" and not args.summarize:
+            tasks = args.tasks or list(TABLE1_ROWS)
+            if not any(appendix.valid(t, b) for t in tasks for b in args.bases):
+                raise UsageError(f"--tasks {' '.join(tasks)} with --bases {' '.join(map(str, args.bases))}: no task"
+                                 " is valid in these bases (multiplication and 3-number addition need a base of at"
+                                 " least 3)")
+        if args.name == "figure5":
+            c = max(args.complexities)
+            check_memory([(environment_bytes(args.instances, c), f"--instances {args.instances} at complexity {c}",
+                           f"{args.instances} test instances of complexity {c} drawn at once")])
         run = figure5.command if args.name == "figure5" else appendix.command
         return run(args, command, overrides_from_args(QConfig, args))
     if args.name == "figure3":

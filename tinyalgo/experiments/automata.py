@@ -15,7 +15,6 @@ import os
 import time
 
 from tinyalgo.automata.agent import MachineAgent
-from tinyalgo.automata.draw import draw_machine, drawing_kind
 from tinyalgo.automata.extract import extract, fidelity
 from tinyalgo.automata.machine import load_machine
 from tinyalgo.environment import Environment
@@ -47,6 +46,7 @@ def study(checkpoint: str, out: str, lengths=(100, 1000, 20000, 100000), instanc
     (``extract``).  ``lengths`` are the paper's lengths (digits; the
     complexity is the length times the task's factor, tinyalgo/tasks);
     ``long_instances`` {length: (network instances, machine instances)}."""
+    from tinyalgo.automata.draw import draw_machine, drawing_kind  # matplotlib loads when drawing
     name = os.path.basename(os.path.dirname(os.path.abspath(checkpoint)))
     earlier = os.path.join(out, f"{name}.results.json")
     if reuse_network and os.path.exists(earlier):
@@ -149,6 +149,7 @@ def to_study(models, out: str, redo: bool = False) -> list:
 
 def redraw(out: str) -> list:
     """Draw every machine JSON of ``out`` again (``<name>.png``); their paths."""
+    from tinyalgo.automata.draw import draw_machine  # matplotlib loads when drawing
     drawn = []
     for path in sorted(glob.glob(os.path.join(out, "*.json"))):
         if not path.endswith(".results.json"):

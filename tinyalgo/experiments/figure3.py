@@ -12,15 +12,18 @@ from __future__ import annotations
 import csv
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 from tinyalgo.experiments.table1_report import results_csv
-from tinyalgo.inspection.figure import Figure
-from tinyalgo.runs.fileio import atomic_savefig, atomic_write_bytes
 from tinyalgo.runs.config import SupervisedConfig
+from tinyalgo.runs.fileio import atomic_savefig, atomic_write_bytes
 from tinyalgo.supervised import train_supervised
+
+if TYPE_CHECKING:
+    from tinyalgo.inspection.figure import Figure
 
 TASKS = ("copy", "reverse", "walk", "addition", "addition3", "multiplication")
 CONTROLLERS = ("ff", "gru", "lstm")
@@ -79,6 +82,7 @@ def accuracy_figure(rows, key, series, title) -> Figure:
     """Accuracy (instances solved) against complexity, one panel per task: for each
     ``(value, color, style, label)`` of ``series``, the rows whose ``key`` is ``value``,
     a thin line per seed and their mean (paper Figures 3 and 5)."""
+    from tinyalgo.inspection.figure import Figure  # matplotlib loads when a figure is drawn
     tasks = [t for t in TASKS if any(r["task"] == t for r in rows)]
     ncols = min(3, len(tasks))
     nrows = -(-len(tasks) // ncols)

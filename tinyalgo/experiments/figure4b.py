@@ -36,12 +36,10 @@ import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.discretise import kmeans
-from tinyalgo.automata.draw import draw_machine, edge_labels
 from tinyalgo.automata.extract import extract
 from tinyalgo.automata.record import record
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity, first_departures
 from tinyalgo.experiments.table2 import train_short
-from tinyalgo.inspection.figure import Figure
 from tinyalgo.runs.fileio import atomic_savefig, atomic_write_json
 from tinyalgo.tasks import RIGHT
 
@@ -91,12 +89,15 @@ def right_phase_clusters(controller, max_digits: int = 6, k: int = 8) -> np.ndar
 
 def machine_summary(m) -> dict:
     """States, start state and the transitions as 'inputs / output' per (source, target)."""
+    from tinyalgo.automata.draw import edge_labels  # matplotlib loads when needed
     return dict(states=int(m.n_states), start=int(m.start),
                 edges={f"{s}->{t}": label.replace("\n", " | ") for (s, t), label in sorted(edge_labels(m).items())})
 
 
 def draw_panels(network, machines, clusters, drawings, path) -> None:
     from matplotlib.image import imread
+
+    from tinyalgo.inspection.figure import Figure
 
     fig = Figure(figsize=(23, 6))
     axes = fig.subplots(1, 4, gridspec_kw=dict(width_ratios=[1, 0.8, 1.3, 1.3]))
@@ -134,6 +135,7 @@ def draw_panels(network, machines, clusters, drawings, path) -> None:
 def figure4b(out: str, seed: int = 0, max_digits: int = 2, budget: int = 2_000_000, log=print) -> dict:
     """Train, measure, extract and cluster as the module says; write ``<out>/figure4b.png`` and
     ``<out>/figure4b.json``; the numbers."""
+    from tinyalgo.automata.draw import draw_machine  # matplotlib loads when drawing
     if max_digits < 1 or budget < 1:
         raise ValueError(f"figure4b needs max_digits and budget of at least 1; got {max_digits}, {budget}")
     os.makedirs(out, exist_ok=True)

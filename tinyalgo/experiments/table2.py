@@ -34,21 +34,24 @@ from __future__ import annotations
 import csv
 import io
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tinyalgo.inspection.autocorrelation import autocorrelation, phase_means, within_phase_by_lag
 from tinyalgo.curriculum import UniformComplexity
-from tinyalgo.runs.checkpoint import save_checkpoint
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
-from tinyalgo.inspection.figure import Figure
-from tinyalgo.runs.fileio import atomic_savefig, atomic_write_bytes, atomic_write_json
+from tinyalgo.inspection.autocorrelation import autocorrelation, phase_means, within_phase_by_lag
 from tinyalgo.layers import softmax
 from tinyalgo.optim import scale_gradients, sgd_step
+from tinyalgo.runs.checkpoint import save_checkpoint
 from tinyalgo.runs.config import SupervisedConfig
+from tinyalgo.runs.fileio import atomic_savefig, atomic_write_bytes, atomic_write_json
 from tinyalgo.supervised import supervised_rollout, train_supervised
 from tinyalgo.tasks import LEFT, RIGHT
+
+if TYPE_CHECKING:
+    from tinyalgo.inspection.figure import Figure
 
 MODELS = (("ff", 200, "feed-forward"), ("lstm", 200, "LSTM-200"), ("lstm", 400, "LSTM-400"))
 LAGS = ((1, 2), (3, 7), (8, None))
@@ -152,6 +155,7 @@ def table2_figure(results) -> Figure:
     right (red) over time above, the autocorrelation matrix below (paper
     Table 2).  ``results``: dicts with name, state, p_left, p_right, A,
     phase, within, across."""
+    from tinyalgo.inspection.figure import Figure  # matplotlib loads when a figure is drawn
     k = len(results)
     fig = Figure(figsize=(4.2 * k, 8))
     axes = fig.subplots(2, k, squeeze=False, gridspec_kw=dict(height_ratios=[1, 1.6]))
