@@ -177,3 +177,59 @@ def test_a_hand_edited_machine_names_its_file_and_field(tmp_path, change, messag
         load_machine(path)
     assert str(err.value) == f"machine {path}: {message}" or (str(err.value).startswith(f"machine {path}: ")
                                                              and message in str(err.value))
+
+
+def a_run_log():
+    """A finished run's log as the committed sweeps hold it (figures/ablations_1e7, packed), or one made here."""
+    from tinyalgo.experiments.runlogs import packed
+    from pathlib import Path
+    folder = Path(__file__).resolve().parents[1] / "figures" / "ablations_1e7"
+    entries = packed(folder) if folder.is_dir() else {}
+    if not entries:
+        pytest.skip("no committed sweep (an sdist)")
+    name = sorted(entries)[0]
+    return name, entries[name]["log"]
+
+
+LOG_EDITS = [
+    (lambda log: log["run"].update(chars=-5), "field run.chars: found -5; allowed: an integer of at least 0"),
+    (lambda log: log["config"].update(task=123), "field config.task: found 123; allowed: one of 'copy'"),
+    (lambda log: log["evaluations"][0].update(solved=1.5),
+     "field evaluations[0].solved: found 1.5; allowed: a finite number in [0, 1]"),
+    (lambda log: log["history"][0].pop("level"), "field history[0].level is missing"),
+    (lambda log: log.update(evaluations={"a": 1}), "field evaluations: found {'a': 1}; allowed: a list"),
+]
+
+
+@pytest.mark.parametrize("change,message", LOG_EDITS, ids=[m.split(":")[0] for _, m in LOG_EDITS])
+def test_a_hand_edited_run_log_names_its_file_and_field(tmp_path, change, message):
+    from tinyalgo.experiments.runlogs import run_logs
+    name, log = a_run_log()
+    (tmp_path / "runs").mkdir()
+    path = tmp_path / "runs" / f"{name}.json"
+    change(log)
+    path.write_text(json.dumps(log), encoding="utf-8")
+    with pytest.raises(FileFormatError) as err:
+        run_logs(tmp_path)
+    assert str(err.value).startswith(f"{path}: ") and message in str(err.value)
+    run = subprocess.run([sys.executable, "-m", "tinyalgo", "experiment", "table1", "--summarize", "--out",
+                          str(tmp_path)], capture_output=True, text=True, timeout=60)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2 and len(lines) == 1 and message in lines[0], run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]          # no table written
+
+
+def test_a_hand_edited_figure5_file_names_its_file_and_field(tmp_path):
+    from tinyalgo.experiments.runlogs import run_file
+    name, log = a_run_log()
+    folder = tmp_path / "runs" / name
+    folder.mkdir(parents=True)
+    (tmp_path / "runs" / f"{name}.json").write_text(json.dumps(log), encoding="utf-8")
+    tests = [{"complexity": 10, "instances": 50, "solved": 1.0, "char_accuracy": 1.0, "tested": True}]
+    (folder / "figure5.json").write_text(json.dumps(tests), encoding="utf-8")
+    assert run_file(str(folder), "figure5.json") == tests
+    tests[0]["complexity"] = "ten"
+    (folder / "figure5.json").write_text(json.dumps(tests), encoding="utf-8")
+    with pytest.raises(FileFormatError, match=r"figure5.json: field figure5.json\[0\].complexity: found 'ten';"
+                                              " allowed: an integer of at least 1"):
+        run_file(str(folder), "figure5.json")

@@ -23,11 +23,47 @@ import gzip
 import json
 import os
 
+from tinyalgo.qtraining import RunState
 from tinyalgo.runs.checkpoint import load_checkpoint
+from tinyalgo.runs.config import QConfig
 from tinyalgo.runs.fileio import atomic_write_bytes
 from tinyalgo.runs.rundir import checkpoint_path
+from tinyalgo.runs.schema import Field, check, dataclass_schema, options_schema
 
 ARCHIVE = "runs.jsonl.gz"
+FRACTION = Field("number", minimum=0, maximum=1)
+# One evaluation of a run's final report (``QTrainer.final_report``) or of Figure 5's tests (figure5.json).
+EVALUATION = {"complexity": Field("int", minimum=1), "instances": Field("int", minimum=1), "solved": FRACTION,
+              "char_accuracy": FRACTION, "mean_char_accuracy": Field("number", minimum=0, maximum=1, required=False),
+              "steps": Field("int", minimum=0, required=False), "length": Field("int", minimum=1, required=False),
+              "tested": Field("bool", required=False)}
+# A curriculum record (``Curriculum.record``).
+VALIDATION = {"level": Field("int", minimum=1), "solved": FRACTION, "advanced": Field("bool"),
+              "chars": Field("int", minimum=0), "seconds": Field("number", minimum=0),
+              "test_solved": Field("number", minimum=0, maximum=1, required=False),
+              "confirm_solved": Field("number", minimum=0, maximum=1, required=False)}
+# A finished run's log: its final report (the run's state without its generator and curriculum, which the
+# history replaces), the validations' count and its progress lines.
+RUN_STATE = {**dataclass_schema(RunState), "rng": Field("dict", required=False),
+             "curriculum": Field("dict", required=False)}
+RUN_LOG = {"config": Field("dict", schema=options_schema(QConfig)), "run": Field("dict", schema=RUN_STATE),
+           "evaluations": Field("list", items=Field("dict", schema=EVALUATION)),
+           "history": Field("list", items=Field("dict", schema=VALIDATION)),
+           "validations": Field("int", minimum=0, required=False), "log": Field("list", required=False)}
+FILES = {"figure5.json": Field("list", items=Field("dict", schema=EVALUATION))}
+
+
+def checked_log(log, where: str):
+    """``log`` if it follows ``RUN_LOG`` (a FileFormatError naming ``where`` and the field otherwise)."""
+    check(log, RUN_LOG, where)
+    return log
+
+
+def checked_file(filename: str, data, where: str):
+    """A run folder's JSON file ``data`` if it follows its schema (``FILES``; others are not checked)."""
+    if filename in FILES and data is not None:
+        check({filename: data}, {filename: FILES[filename]}, where)
+    return data
 
 
 def archive_path(out_dir) -> str:
@@ -77,10 +113,13 @@ def loose_names(out_dir) -> list:
 
 
 def run_logs(out_dir) -> dict:
-    """{name: log} of every finished run of ``out_dir``, loose or packed (a loose log wins), sorted by name."""
-    logs = {name: entry["log"] for name, entry in packed(out_dir).items()}
+    """{name: log} of every finished run of ``out_dir``, loose or packed (a loose log wins), sorted by name;
+    each checked against ``RUN_LOG``."""
+    logs = {name: checked_log(entry["log"], f"{archive_path(out_dir)} ({name})")
+            for name, entry in packed(out_dir).items()}
     for name in loose_names(out_dir):
-        logs[name] = _load(os.path.join(out_dir, "runs", name + ".json"))
+        path = os.path.join(out_dir, "runs", name + ".json")
+        logs[name] = checked_log(_load(path), path)
     return dict(sorted(logs.items()))
 
 
@@ -103,9 +142,9 @@ def run_log(folder: str):
     """The log of the finished run in run folder ``folder`` (``<out>/runs/<name>``): the loose
     ``<folder>.json``, else its packed line's; None if the run is not finished."""
     if os.path.isfile(folder + ".json"):
-        return _load(folder + ".json")
+        return checked_log(_load(folder + ".json"), folder + ".json")
     entry = _entry(folder)
-    return None if entry is None else entry["log"]
+    return None if entry is None else checked_log(entry["log"], log_source(folder))
 
 
 def log_source(folder: str) -> str:
@@ -120,9 +159,10 @@ def run_file(folder: str, filename: str):
     """The JSON file ``filename`` of run folder ``folder``: loose, else packed with the run; None if neither."""
     path = os.path.join(folder, filename)
     if os.path.isfile(path):
-        return _load(path)
+        return checked_file(filename, _load(path), path)
     entry = _entry(folder)
-    return None if entry is None else entry.get("files", {}).get(filename)
+    return None if entry is None else checked_file(filename, entry.get("files", {}).get(filename),
+                                                   f"{log_source(folder)}, {filename}")
 
 
 def pack(out_dir) -> list:
