@@ -27,9 +27,9 @@ def machine(task, base, n_moves, table, start=0):
     action, symbol, nxt = (np.full((S, V), -1) for _ in range(3))
     for (s, x), (move, w, q) in table.items():
         action[s, x], symbol[s, x], nxt[s, x] = move + (n_moves if w is not None else 0), -1 if w is None else w, q
+    raw = np.stack([np.zeros(S), *np.zeros((4, S)), np.arange(S)], 1).astype(np.int64)
     return Machine(task, base, n_moves, action, symbol, nxt, start, np.zeros((1, 0)), np.zeros(S, np.int64),
-                   np.zeros((S, 4), np.int64), np.stack([np.zeros(S), *np.zeros((4, S)), np.arange(S)], 1).astype(np.int64),
-                   np.ones(S, np.int64))
+                   np.zeros((S, 4), np.int64), raw, np.ones(S, np.int64))
 
 
 def copy_machine(base):

@@ -52,7 +52,7 @@ def to_aalpy_dot(machine, name: str = "LearnedModel") -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_dot(machine, title: str = None) -> str:
+def to_dot(machine, title: str | None = None) -> str:
     """Graphviz DOT text for drawing: one edge per (state, next state) pair
     with the inputs that take it and their outputs, pairs never recorded
     (answered by the default) left out, the start marked."""
@@ -66,7 +66,7 @@ def to_dot(machine, title: str = None) -> str:
     lines = ["digraph machine {", "  rankdir=LR;", '  node [shape=circle, fontname="Helvetica"];']
     if title:
         lines.append(f'  label="{title}"; labelloc=t;')
-    lines.append('  start [shape=point]; start -> s%d;' % machine.start)
+    lines.append(f"  start [shape=point]; start -> s{machine.start};")
     lines += [f'  s{s} [label="{s}"];' for s in range(machine.n_states)]
     newline = "\\n"                                  # DOT's line break inside a label
     lines += [f'  s{s} -> s{t} [label="{newline.join(labels)}"];' for (s, t), labels in sorted(edges.items())]
@@ -74,12 +74,17 @@ def to_dot(machine, title: str = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save_dot(machine, path, title: str = None) -> None:
+def save_dot(machine, path, title: str | None = None) -> None:
     atomic_write_bytes(path, to_dot(machine, title).encode())
 
 
 def save_aalpy(machine, path) -> None:
     atomic_write_bytes(path, to_aalpy_dot(machine).encode())
+
+
+def _value(label: str):
+    """A label as AALpy reads it: an integer if it is made of digits."""
+    return int(label) if label.isdigit() else label
 
 
 def parse_aalpy_dot(text: str) -> dict:
@@ -93,8 +98,7 @@ def parse_aalpy_dot(text: str) -> dict:
             initial = dst
             continue
         inp, out = label.replace(" ", "").split("/")
-        conv = (lambda v: int(v) if v.isdigit() else v)
-        transitions[(src, conv(inp))] = (dst, conv(out))
+        transitions[(src, _value(inp))] = (dst, _value(out))
         states |= {src, dst}
     for m in re.finditer(r'^\s*(\w+)\s*\[label="([^"]*)"', text, re.M):
         if m.group(1) != "__start0":

@@ -173,9 +173,9 @@ class Search:
         known = self.cell(cfg, (0, 0))
         reads = [(known, cfg, [])] if known is not None else self.spec.read(self, cfg)
         for symbols, c1, ev1 in reads:
-            groups = {}
+            groups, act, sym, nxt = {}, self.act[cfg.state], self.sym[cfg.state], self.nxt[cfg.state]
             for x in sorted(symbols):
-                groups.setdefault((self.act[cfg.state][x], self.sym[cfg.state][x], self.nxt[cfg.state][x]), []).append(x)
+                groups.setdefault((act[x], sym[x], nxt[x]), []).append(x)
             for (a, w, q), xs in groups.items():
                 c2 = self.with_cell(c1, (0, 0), xs)
                 if c2 is None:
@@ -203,7 +203,8 @@ class Search:
             if p is None:
                 options.append([None])
             else:
-                options.append([(x, y) for x in shift(p[0], dx, R) for y in (shift(p[1], dy, R) if axes == "xy" else [0])])
+                ys = shift(p[1], dy, R) if axes == "xy" else [0]
+                options.append([(x, y) for x in shift(p[0], dx, R) for y in ys])
         cells = tuple(((o[0] - dx, o[1] - dy), s) for o, s in cfg.cells)
         if wrote:
             w, psi = (0, 0), 0

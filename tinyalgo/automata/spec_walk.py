@@ -170,7 +170,9 @@ class WalkSpec(Spec):
             a = 0 if arrow == "l" else 1                      # the axis the path runs along
             u = STEP[arrow][a]
             nlo, nhi = lo + 1 + parity, None if hi is None else hi + 1 + parity     # the number of targets
-            along = lambda k_lo, k_hi: (k_lo, k_hi) if u > 0 else (None if k_hi is None else -k_hi, -k_lo)
+
+            def along(k_lo, k_hi):                          # k_lo..k_hi steps along the path, as an offset range
+                return (k_lo, k_hi) if u > 0 else (None if k_hi is None else -k_hi, -k_lo)
             ok += [(S[0], A[0], lo, hi), (S[1], A[1], 0, 0)]
             if F is not None:
                 ok.append((F[0], A[0], 1, None))

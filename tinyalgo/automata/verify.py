@@ -81,7 +81,7 @@ def _sample(machine, lengths, rng, per_length=64):
     return confirm(machine, [b.take(np.array([i])) for b in batch for i in range(len(b))])
 
 
-def verify(machine, window: int = None, max_window: int = 3, psi_cap: int = 12, max_configs: int = 400_000,
+def verify(machine, window: int | None = None, max_window: int = 3, psi_cap: int = 12, max_configs: int = 400_000,
            seed: int = 0, log=None) -> dict:
     """Prove ``machine`` right at every length, or find an instance it fails
     (see the module doc).  ``window``: the first window K tried (default per
@@ -151,7 +151,7 @@ def _counterexample(machine, counter, proved_lengths, smallest, rng) -> dict:
     inst, reason, correct, kind = counter if len(counter) == 4 else counter + ("sampled",)
     task_name = machine.task
     n = length_of(task_name, inst)
-    shorter = [m for m in range(smallest, n)]
+    shorter = range(smallest, n)
     return dict(verdict="counterexample", length=n, complexity=int(inst.complexity[0]), reason=reason,
                 correct_outputs=int(correct), found_as=kind, instance=describe(task_name, inst),
                 shortest=all(m in proved_lengths for m in shorter),

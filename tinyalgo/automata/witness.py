@@ -112,7 +112,6 @@ def realise(task_name: str, base: int, n: int, facts: dict, rng, variants: int =
     """Up to ``variants`` instances of length ``n`` (digits; walk: the distance
     d to the arrow) meeting the path's constraints, as a list."""
     task = make(task_name, base)
-    v = task.vocab
     need = dict(facts["cells"])
     for pos, s in _target_cells(task_name, n, facts).items():
         need[pos] = need.get(pos, s) & s
