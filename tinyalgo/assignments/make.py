@@ -193,6 +193,11 @@ def make(names, out, solution: bool = False, package=None, instructor=None, auto
             if target.exists():
                 target.rmdir()
             folder.rename(target)
+    except (OSError, shutil.Error) as err:
+        first = err.args[0][0] if isinstance(err, shutil.Error) and err.args and err.args[0] else None
+        reason = first[2] if first else (err.strerror or str(err))
+        raise OSError(f"cannot write the copy in {out.resolve().parent} ({reason.split(':')[0]}); nothing was"
+                      " written") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return {"out": str(out), "instructor": str(instructor), "assignments": [a.name for a in chosen],

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import tempfile
 
+from tinyalgo.host.memory import human
 from tinyalgo.runs.checkpoint import load_checkpoint
 from tinyalgo.runs.fileio import temporary_prefix
 from tinyalgo.tasks import ALIASES, TASKS
@@ -133,6 +135,19 @@ def check_writable_folder(folder: str, option: str, shown: str = None) -> None:
     except OSError as err:
         raise UsageError(f"{option} {shown}: cannot write in {existing} ({err.strerror});"
                          " give a path you can write to") from None
+
+
+def check_free_space(folder: str, need: int, option: str, what: str) -> None:
+    """A UsageError unless the file system of ``folder`` (or its nearest
+    existing ancestor) has ``need`` bytes free for ``what``."""
+    existing = nearest_existing(folder)
+    try:
+        free = shutil.disk_usage(existing).free
+    except OSError:
+        return
+    if free < need:
+        raise UsageError(f"{option} {folder}: {human(free)} free on its file system, {what} needs about"
+                         f" {human(need)}")
 
 
 def check_writable_file(path: str, option: str, suffixes: tuple = None) -> None:

@@ -11,13 +11,16 @@ exit status 2 through ``tinyalgo``).
 from __future__ import annotations
 
 import argparse
+import os
+import pathlib
 import sys
 
+import tinyalgo
 from tinyalgo.assignments.grade import format_grade, grade, grade_all, instructor_tests
 from tinyalgo.assignments.make import make
 from tinyalgo.assignments.registry import ASSIGNMENTS
 from tinyalgo.assignments.reports import FORMATS, as_format, class_csv
-from tinyalgo.cli.args import check_writable_file, int_at_least, positive_seconds
+from tinyalgo.cli.args import check_free_space, check_writable_file, int_at_least, positive_seconds
 from tinyalgo.runs.fileio import atomic_write_bytes, atomic_write_json
 
 
@@ -35,6 +38,12 @@ def cmd_list(args) -> int:
 
 
 def cmd_make(args) -> int:
+    package = pathlib.Path(tinyalgo.__file__).parent
+    source = sum(f.stat().st_size for f in package.rglob("*") if f.is_file() and "__pycache__" not in f.parts)
+    tutorials = package.parent / "tutorials"
+    source += sum(f.stat().st_size for f in tutorials.glob("*") if f.is_file()) if tutorials.is_dir() else 0
+    check_free_space(os.path.dirname(os.path.abspath(args.out)), 4 * source, "--out",
+                     "the copy, the instructor's folder and their staging")
     summary = make(args.names, args.out, solution=args.solution, instructor=args.instructor,
                    autograder=args.autograder)
     kind = "solution copy" if args.solution else "student copy"

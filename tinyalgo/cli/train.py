@@ -14,17 +14,24 @@ from __future__ import annotations
 import os
 from dataclasses import asdict
 
-from tinyalgo.runs.checkpoint import save_checkpoint
-from tinyalgo.cli.args import (UsageError, add_task_arguments, check_writable_folder, output_path, refuse_given,
-                               was_given)
+from tinyalgo.cli.args import (
+    UsageError,
+    add_task_arguments,
+    check_free_space,
+    check_writable_folder,
+    output_path,
+    refuse_given,
+    was_given,
+)
 from tinyalgo.cli.progress import Progress
 from tinyalgo.cli.sizes import check_memory, controller_bytes, environment_bytes
+from tinyalgo.controller import PARAM_COPIES
+from tinyalgo.qtraining import QTrainer
+from tinyalgo.runs.checkpoint import save_checkpoint
+from tinyalgo.runs.config import QConfig, SupervisedConfig
 from tinyalgo.runs.fileio import atomic_write_json, remove_stale_temporaries
 from tinyalgo.runs.options import add_arguments, declared, from_args
-from tinyalgo.runs.config import QConfig
-from tinyalgo.qtraining import QTrainer
 from tinyalgo.runs.rundir import RunSaver, checkpoint_path, held, resume_run
-from tinyalgo.runs.config import SupervisedConfig
 from tinyalgo.supervised import train_supervised
 from tinyalgo.tasks import TASKS
 
@@ -61,10 +68,15 @@ def check_mode_options(args) -> None:
         refuse_given(args, sorted(cli_options(cls) - set(RESUME_OPTIONS)), why)
 
 
-def check_out(args, out: str) -> None:
-    """The run directory: a folder this user can write in; a run already in it
-    is continued with --resume, never overwritten."""
+def check_out(args, out: str, cfg=None) -> None:
+    """The run directory: a folder this user can write in, with room for the
+    run's checkpoints (``cfg``'s); a run already in it is continued with
+    --resume, never overwritten."""
     check_writable_folder(out, "--out")
+    if cfg is not None:
+        params = controller_bytes(cfg.units, cfg.layers, cfg.controller, itemsize=4 if cfg.dtype == "float32" else 8)
+        check_free_space(out, 3 * params // PARAM_COPIES + 2 ** 20, "--out",
+                         "the run's checkpoint, best model and log (each written to a temporary file first)")
     has_run = os.path.exists(checkpoint_path(out))
     if args.resume and not has_run:
         raise UsageError(f"--resume: {out} holds no run to continue (no such file {checkpoint_path(out)});"
@@ -97,7 +109,7 @@ def train_qlearning(args) -> int:
 
     cfg = None if args.resume else from_args(QConfig, args)
     out = args.out if args.resume else run_dir(args, cfg, "q")
-    check_out(args, out)
+    check_out(args, out, cfg)
     if cfg is not None:
         check_run_memory(cfg)
     with held(out, wait=False):                     # one process trains a run directory at a time
@@ -143,7 +155,7 @@ def train_supervised_cmd(args) -> int:
 
     cfg = from_args(SupervisedConfig, args)
     out = run_dir(args, cfg, "sup")
-    check_out(args, out)
+    check_out(args, out, cfg)
     check_run_memory(cfg)
     print(f"supervised {cfg.task} with a {cfg.controller.upper()}-{cfg.units} controller -> {out}")
     progress = Progress(cfg.budget)

@@ -82,9 +82,11 @@ def atomic_write_bytes(path, data: bytes) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(err, OSError) and not err.filename:     # a failed write names no file: name the target
+            raise OSError(err.errno, f"cannot write {path} ({err.strerror}); what was there is kept") from None
         raise
 
 
