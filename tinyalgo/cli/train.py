@@ -68,15 +68,10 @@ def check_mode_options(args) -> None:
         refuse_given(args, sorted(cli_options(cls) - set(RESUME_OPTIONS)), why)
 
 
-def check_out(args, out: str, cfg=None) -> None:
-    """The run directory: a folder this user can write in, with room for the
-    run's checkpoints (``cfg``'s); a run already in it is continued with
-    --resume, never overwritten."""
+def check_out(args, out: str) -> None:
+    """The run directory: a folder this user can write in; a run already in it
+    is continued with --resume, never overwritten."""
     check_writable_folder(out, "--out")
-    if cfg is not None:
-        params = controller_bytes(cfg.units, cfg.layers, cfg.controller, itemsize=4 if cfg.dtype == "float32" else 8)
-        check_free_space(out, 3 * params // PARAM_COPIES + 2 ** 20, "--out",
-                         "the run's checkpoint, best model and log (each written to a temporary file first)")
     has_run = os.path.exists(checkpoint_path(out))
     if args.resume and not has_run:
         raise UsageError(f"--resume: {out} holds no run to continue (no such file {checkpoint_path(out)});"
@@ -84,6 +79,13 @@ def check_out(args, out: str, cfg=None) -> None:
     if not args.resume and has_run:
         raise UsageError(f"--out {out} already holds a run ({checkpoint_path(out)}): continue it with --resume,"
                          " or give another --out")
+
+
+def check_room(out: str, cfg) -> None:
+    """Room in ``out``'s file system for the run's checkpoint, best model and log."""
+    params = controller_bytes(cfg.units, cfg.layers, cfg.controller, itemsize=4 if cfg.dtype == "float32" else 8)
+    check_free_space(out, 3 * params // PARAM_COPIES + 2 ** 20, "--out",
+                     "the run's checkpoint, best model and log (each written to a temporary file first)")
 
 
 def check_run_memory(cfg) -> None:
@@ -109,9 +111,10 @@ def train_qlearning(args) -> int:
 
     cfg = None if args.resume else from_args(QConfig, args)
     out = args.out if args.resume else run_dir(args, cfg, "q")
-    check_out(args, out, cfg)
+    check_out(args, out)
     if cfg is not None:
         check_run_memory(cfg)
+        check_room(out, cfg)
     with held(out, wait=False):                     # one process trains a run directory at a time
         check_out(args, out)                        # again, now that no other process can start the run
         return run_qlearning(args, cfg, out)
@@ -155,8 +158,9 @@ def train_supervised_cmd(args) -> int:
 
     cfg = from_args(SupervisedConfig, args)
     out = run_dir(args, cfg, "sup")
-    check_out(args, out, cfg)
+    check_out(args, out)
     check_run_memory(cfg)
+    check_room(out, cfg)
     print(f"supervised {cfg.task} with a {cfg.controller.upper()}-{cfg.units} controller -> {out}")
     progress = Progress(cfg.budget)
     try:
