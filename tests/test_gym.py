@@ -274,7 +274,7 @@ def test_record_episode_statistics_counts_each_lane_episodes():
 def test_record_video_films_episodes(tmp_path):
     pytest.importorskip("moviepy")
     env = gym.wrappers.RecordVideo(gym.make("tinyalgo/Walk-v0", complexity=6, render_mode="rgb_array",
-                                            step_info=True), str(tmp_path), episode_trigger=lambda e: True)
+                                            step_info=True), str(tmp_path / "single"), episode_trigger=lambda e: True)
     for episode in range(2):
         obs, info = env.reset(seed=episode)
         done = False
@@ -282,7 +282,7 @@ def test_record_video_films_episodes(tmp_path):
             obs, reward, terminated, truncated, info = env.step(info["ground_truth"])
             done = terminated or truncated
     env.close()
-    films = sorted(p.name for p in tmp_path.glob("*.mp4"))
+    films = sorted(p.name for p in (tmp_path / "single").glob("*.mp4"))
     assert films == ["rl-video-episode-0.mp4", "rl-video-episode-1.mp4"]
     venv = gym.wrappers.vector.RecordVideo(gym.make_vec("tinyalgo/Copy-v0", num_envs=4, render_mode="rgb_array"),
                                            str(tmp_path / "vector"), episode_trigger=lambda e: e == 0)
@@ -497,3 +497,18 @@ def test_vector_seeds_one_per_lane():
     sobs, sinfo = single.reset(seed=3)
     np.testing.assert_array_equal(sobs, obs[1])
     np.testing.assert_array_equal(sinfo["ground_truth"], info["ground_truth"][1])
+
+
+def test_environment_without_restart_keeps_an_ended_lane_as_it_ended():
+    """``Environment.restart = False`` (what the Gymnasium layer sets): a lane
+    whose episode ends keeps its last state, and its observation is the
+    episode's last, until ``load`` starts an instance there."""
+    from tinyalgo.environment import WRONG_WRITE, Environment
+    env = Environment("copy", 2, complexity=5, seed=0)
+    env.restart = False
+    started = env.episodes_started
+    wrong = (env.next_target + 1) % 10
+    result = env.step(np.array([1 + 2, 1]), wrong)                  # lane 0 writes wrong; lane 1 moves
+    assert result.reason.tolist() == [WRONG_WRITE, 0] and env.episodes_started == started
+    assert result.obs[0].tolist()[1:] == [wrong[0], 0, 1, 1] and env.time.tolist() == [1, 1]
+    np.testing.assert_array_equal(env.observe(), result.obs)
