@@ -215,14 +215,15 @@ def _vector_wrappers():
     from gymnasium.wrappers import FlattenObservation as SingleFlatten
     from gymnasium.wrappers import TransformAction as SingleTransformAction
     from gymnasium.wrappers import TransformReward as SingleTransformReward
-    from gymnasium.spaces import Box
+    from gymnasium.spaces import Box, MultiDiscrete
     from gymnasium.wrappers import vector as w
     flat = w.FlattenObservation
     return {
         "FlattenObservation": lambda e: flat(e),
         "NormalizeObservation": lambda e: w.NormalizeObservation(flat(e)),
-        "TransformObservation": lambda e: w.TransformObservation(e, lambda o: o[:, ::-1], Box(
-            0, e.observation_space.high[:, ::-1], dtype=np.int64)),
+        "TransformObservation": lambda e: w.TransformObservation(
+            e, lambda o: o[:, ::-1], Box(0, e.observation_space.high[:, ::-1], dtype=np.int64),
+            MultiDiscrete(e.single_observation_space.nvec[::-1])),
         "DtypeObservation": lambda e: w.DtypeObservation(flat(e), np.float32),
         "RescaleObservation": lambda e: w.RescaleObservation(flat(e), -1.0, 1.0),
         "ReshapeObservation": lambda e: w.ReshapeObservation(flat(e), (1,) + flat(e).single_observation_space.shape),
