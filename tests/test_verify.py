@@ -235,6 +235,8 @@ def test_the_loop_turns_a_damaged_machine_back_into_a_proved_one():
     final = out["machine"]
     assert final.action[1 - final.start, 3] == LEFT_WRITE and final.symbol[1 - final.start, 3] == 3
     assert len(lines) == len(rounds) and lines[-1].startswith(f"round {len(rounds) - 1}: 2 states; proved")
+    short = refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False, machine=damaged, rounds=1)
+    assert short["machine"] is damaged and short["rounds"][0]["stopped"] == "no proof in 1 rounds"
 
 
 def test_verify_loop_command_reports_each_round(tmp_path, capsys):

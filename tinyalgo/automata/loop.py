@@ -71,7 +71,10 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
             row["stopped"] = "the network fails the counterexample too: it needs training on it (not done here)"
             break
         found.append(inst)
-        machine = None
+        if r + 1 == rounds:
+            row["stopped"] = f"no proof in {rounds} rounds"
+        else:
+            machine = None                      # extract again, with the counterexamples recorded
     return dict(machine=machine, report=report, rounds=rows,
                 counterexamples=[_as_json(i) for i in found])
 
