@@ -1,7 +1,8 @@
 """GRU-200 float32 forward + backward per step, the package at an older
 revision (imported as ``tinyalgo_old``) against the current one, alternating
 in one process.  Run through ``benchmarks/ab_bptt.sh REV [ROUNDS]``."""
-import sys, time
+import sys
+import time
 import tinyalgo, tinyalgo_old   # noqa  (before numpy: one BLAS thread)
 import numpy as np
 from tinyalgo.controller import Controller as New, ControllerConfig as NewCfg

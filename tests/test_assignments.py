@@ -8,14 +8,11 @@ import inspect
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 
 import pytest
 
-import tinyalgo.controller
-import tinyalgo.runs.options
 
 from tinyalgo.assignments import stubs
 from tinyalgo.assignments.grade import grade

@@ -94,7 +94,7 @@ def test_fuzz_random_actions(name):
     rng = np.random.default_rng(7)
     far = 0
     ends = 0
-    for step in range(3000):
+    for _step in range(3000):
         # half the lanes mostly move left without writing: heads wander far off the board
         actions = rng.integers(0, env.n_actions, size=B)
         drift = rng.random(B) < 0.9

@@ -20,7 +20,8 @@ def test_numerical_gradient_of_a_quadratic_and_restores_x():
 
 def test_check_gradients_reports_the_worst_entry_by_name():
     a, b = np.array([1.0, 2.0]), np.array([3.0])
-    f = lambda: float(np.sum(a ** 2) + np.sum(b ** 3))
+    def f():
+        return float(np.sum(a ** 2) + np.sum(b ** 3))
     report = check_gradients(f, {"a": a, "b": b}, {"a": 2 * a, "b": np.array([20.0])})
     assert report["errors"]["a"] < 1e-8
     assert report["worst"][0] == "b" and report["worst"][1] == (0,)

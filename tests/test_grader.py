@@ -18,7 +18,7 @@ import pytest
 from tinyalgo.assignments import grade as grading
 from tinyalgo.assignments import stubs
 from tinyalgo.assignments.autograder import unpack
-from tinyalgo.assignments.grade import grade, grade_all
+from tinyalgo.assignments.grade import grade
 from tinyalgo.assignments.make import make
 from tinyalgo.assignments.registry import ASSIGNMENTS
 from tinyalgo.assignments.reports import as_format, class_csv

@@ -45,7 +45,8 @@ def test_onehot_affine_equals_onehot_then_affine_and_its_gradient():
         out, cache = onehot_affine_forward(obs, field_offsets(sizes), w, b)
         np.testing.assert_allclose(out, onehot(obs, sizes) @ w + b)
         dw, db = onehot_affine_backward(dout, cache)
-        f = lambda: np.sum(onehot_affine_forward(obs, field_offsets(sizes), w, b)[0] * dout)
+        def f():
+            return np.sum(onehot_affine_forward(obs, field_offsets(sizes), w, b)[0] * dout)
         report = check_gradients(f, dict(w=w, b=b), dict(w=dw, b=db))
         assert max(report["errors"].values()) < 1e-7, format_report(report)
 

@@ -239,6 +239,19 @@ def test_the_loop_turns_a_damaged_machine_back_into_a_proved_one():
     assert short["machine"] is damaged and short["rounds"][0]["stopped"] == "no proof in 1 rounds"
 
 
+def test_completion_by_the_network_fills_every_unknown_pair_and_keeps_the_recorded_ones():
+    from test_automata import reverse_controller
+    from tinyalgo.automata.loop import complete_with_network, extract_with
+    controller = reverse_controller()
+    m = extract_with(controller, "reverse", 10, [2], 2, 0, False, [])
+    assert (m.action < 0).any()
+    done = complete_with_network(m, controller)
+    assert not (done.action < 0).any() and not (done.next < 0).any()
+    seen = m.action >= 0
+    assert (done.action[seen] == m.action[seen]).all() and (done.symbol[seen] == m.symbol[seen]).all()
+    assert done.info["completed_by_network"] == int(((m.action < 0) | (m.next < 0)).sum())
+
+
 def test_verify_loop_command_reports_each_round(tmp_path, capsys):
     from test_automata import reverse_controller
     from tinyalgo.runs.checkpoint import save_checkpoint

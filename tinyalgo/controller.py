@@ -88,7 +88,7 @@ class Controller:
     taught layer pairs and ``tinyalgo.bptt``) or the speed layer's.  ``step``,
     ``step_backward`` and ``infer`` are the reference path whatever it says."""
 
-    def __init__(self, config: ControllerConfig, params: dict = None, rng: np.random.Generator = None,
+    def __init__(self, config: ControllerConfig, params: dict | None = None, rng: np.random.Generator = None,
                  reference: bool = REFERENCE):
         if not isinstance(config, ControllerConfig):
             raise ValueError(f"config must be a ControllerConfig; got {type(config).__name__}")
@@ -106,7 +106,7 @@ class Controller:
                               for l in range(config.layers if config.core != "ff" else 0)]
         self._layer_keys = [[(k, f"core{l}.{k}") for k in p] for l, p in enumerate(self._layer_params)]
 
-    def set_threads(self, threads: int) -> "Controller":
+    def set_threads(self, threads: int) -> Controller:
         """Threads of the fast path's BPTT: 1, or 2 to hand the weight-gradient
         products to a helper thread (``tinyalgo.fast.bptt``).  The reference
         path uses one."""

@@ -44,7 +44,7 @@ class UniformComplexity:
     """Complexities uniform on ``lo..hi`` (training: C-4..C, clamped to the
     task's minimum; docs/original-release.md#complexity)."""
 
-    def __init__(self, lo: int, hi: int, minimum: int = 1, level: int = None):
+    def __init__(self, lo: int, hi: int, minimum: int = 1, level: int | None = None):
         self.lo = max(check_complexity(lo, 0, "lowest complexity"), minimum)
         self.hi = check_complexity(hi, self.lo, "highest complexity")
         self.level = self.hi if level is None else level

@@ -137,7 +137,7 @@ class Lanes:
             self.bytes = self._pack(*old)
             self._bind()
 
-    def fit(self, instances: Instances) -> "Packed":
+    def fit(self, instances: Instances) -> Packed:
         """``instances`` packed at the current capacities, growing them if they need more."""
         cells, xs = self.board.layout(instances.cells, instances.x0)
         self._grow(cells.shape[2], instances.targets.shape[1], instances.actions.shape[1])
@@ -151,7 +151,7 @@ class Lanes:
             init[:, F[name]] = value
         return Packed(self._pack(cells, instances.targets, instances.actions), init, self.capacities)
 
-    def start(self, packed: "Packed", sl, lanes: np.ndarray) -> None:
+    def start(self, packed: Packed, sl, lanes: np.ndarray) -> None:
         """Start instances ``packed[sl]`` in ``lanes`` (k,)."""
         if packed.capacities != self.capacities:      # they grew since it was packed: pack it again
             packed.bytes, packed.capacities = self._pack(*self._unpack(packed.bytes, packed.capacities)), self.capacities

@@ -209,7 +209,7 @@ class QTrainer:
         s.done = self.beyond.done_after_advance(self, elapsed)
 
     def evaluate(self, length_or_complexity: int, instances: int, training_distribution: bool = False,
-                 complexity: bool = False, seed: int = None) -> dict:
+                 complexity: bool = False, seed: int | None = None) -> dict:
         """Greedy evaluation at a complexity, or at a length (x the task's factor);
         fresh instances from the run's generator unless ``seed`` is given."""
         c = length_or_complexity if complexity else length_or_complexity * self.task.factor

@@ -119,7 +119,7 @@ with skip_if_stub():
         ctrl = Controller(ControllerConfig((5, 5, 2, 5, 3), n_actions=8, n_symbols=5, units=H), reference=True,
                           rng=np.random.default_rng(1))
         T, state, rollout = 6, ctrl.initial_state(B), ctrl.rollout(6, B)
-        for t in range(T):
+        for _t in range(T):
             obs = np.stack([rng.integers(0, s, size=B) for s in (5, 5, 2, 5, 3)], axis=1)
             q, scores, state = rollout.step(obs, state)
         rollout.backward(rng.normal(size=(T, B, 8)), rng.normal(size=(T, B, 5)))

@@ -268,7 +268,7 @@ def submissions(folder) -> list:
     return found
 
 
-def grade_all(folder, tests, limit: float = 30.0, workers: int = None, progress=None,
+def grade_all(folder, tests, limit: float = 30.0, workers: int | None = None, progress=None,
               python: str = sys.executable) -> list:
     """Grade every student folder of ``folder`` with the instructor's ``tests``,
     ``workers`` at a time (default: one per core).  A submission that cannot be

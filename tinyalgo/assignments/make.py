@@ -132,7 +132,7 @@ def _write_tests(tests: pathlib.Path, chosen) -> None:
     (tests / "points.json").write_text(json.dumps(points, indent=1) + "\n", encoding="utf-8")
 
 
-def make(names, out, solution: bool = False, package=None, instructor=None, autograder: str = None) -> dict:
+def make(names, out, solution: bool = False, package=None, instructor=None, autograder: str | None = None) -> dict:
     """Write the copy of assignments ``names`` into ``out`` (new or empty) and
     the instructor's folder into ``instructor`` (default ``<out>-instructor``).
     ``solution``: keep the solution bodies in the copy (an instructor's check

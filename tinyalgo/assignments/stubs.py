@@ -114,7 +114,7 @@ def body_span(source: str, qualname: str, where: str = "the module"):
     return first, _end_with_comments(source.splitlines(), node)
 
 
-def stub_body(source: str, qualname: str, message: str, where: str = "the module", docstring: str = None) -> str:
+def stub_body(source: str, qualname: str, message: str, where: str = "the module", docstring: str | None = None) -> str:
     """``source`` with ``qualname``'s body after its docstring replaced by
     ``raise NotImplementedError(message)`` (no markers needed); with
     ``docstring``, the docstring too is replaced (by that text).  The result

@@ -10,6 +10,11 @@ solves it.  A counterexample the network solves shows a transition the
 recording never needed: recording the network on it adds that transition.
 One the network fails shows the network wrong there; training it on the
 counterexamples is not done here: the loop stops and says so.
+
+With ``complete``, each extracted machine first has its (state, symbol)
+pairs never recorded answered by the network (``complete_with_network``), so
+the machine verified is the network's wherever the network is asked, not the
+default's.
 """
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ import time
 
 import numpy as np
 
+from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.extract import CORNER_DIGITS, behaviour_tags, choose_clusters, default_complexities
 from tinyalgo.automata.record import record
 from tinyalgo.automata.verify import verify
@@ -41,8 +47,22 @@ def extract_with(controller, task, base, complexities, instances, seed, corners,
     return reduced
 
 
+def complete_with_network(machine, controller):
+    """A copy of ``machine`` whose unknown entries (never recorded) are the
+    network's answers, as ``MachineAgent`` gives them (one step from the
+    state's cluster centre, with the state's own feedback fields as the
+    observation): a machine without unknown pairs."""
+    agent = MachineAgent(machine, controller)
+    states, inputs = np.nonzero((machine.action < 0) | (machine.next < 0))
+    if len(states):
+        agent._resolve(states, inputs, None)
+    done = machine.quotient(np.arange(machine.n_states), (agent.action, agent.symbol, agent.next))
+    done.info = dict(machine.info, completed_by_network=int(len(states)))
+    return done
+
+
 def refine(controller, task, base=10, complexities=None, instances=50, seed=0, corners=True, rounds=8,
-           machine=None, verify_options=None, log=None) -> dict:
+           machine=None, verify_options=None, complete=False, log=None) -> dict:
     """Run the loop (see the module doc) for at most ``rounds`` rounds, from
     ``machine`` if given, else from an extraction.  Returns dict(machine (the
     last), report (its verification), rounds [one dict a round],
@@ -53,6 +73,8 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
         t0 = time.perf_counter()
         if machine is None:
             machine = extract_with(controller, task, base, complexities, instances, seed, corners, found)
+            if complete:
+                machine = complete_with_network(machine, controller)
         t1 = time.perf_counter()
         report = verify(machine, **(verify_options or {}))
         row = dict(round=r, states=machine.n_states, verdict=report["verdict"], length=report.get("length"),

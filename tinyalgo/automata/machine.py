@@ -93,7 +93,7 @@ class Machine:
         """bool (S, V): the transitions whose output is known."""
         return self.action >= 0
 
-    def quotient(self, block: np.ndarray, tables) -> "Machine":
+    def quotient(self, block: np.ndarray, tables) -> Machine:
         """The machine whose states are the blocks of ``block`` (S,) -> 0..m-1,
         with the given (action, symbol, next) tables of the blocks."""
         m = int(block.max()) + 1
@@ -121,7 +121,7 @@ class Machine:
         atomic_write_json(path, self.to_dict())
 
 
-def load_machine(path, task: str = None) -> Machine:
+def load_machine(path, task: str | None = None) -> Machine:
     """Read a machine written by ``Machine.save``; with ``task``, check that
     it is that task's.  Raises MachineError naming the file and the problem."""
     def fail(problem):

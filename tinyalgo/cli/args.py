@@ -118,7 +118,7 @@ def nearest_existing(path: str) -> str:
     return path
 
 
-def check_writable_folder(folder: str, option: str, shown: str = None) -> None:
+def check_writable_folder(folder: str, option: str, shown: str | None = None) -> None:
     """A UsageError unless ``folder`` is, or can be made as, a folder to write
     in (``shown``: the path the user gave, for the message).  Writes nothing
     that stays: a probe file in the nearest existing folder, removed at once."""
@@ -150,7 +150,7 @@ def check_free_space(folder: str, need: int, option: str, what: str) -> None:
                          f" {human(need)}")
 
 
-def check_writable_file(path: str, option: str, suffixes: tuple = None) -> None:
+def check_writable_file(path: str, option: str, suffixes: tuple | None = None) -> None:
     """A UsageError unless ``path`` can be written as a file: not a folder,
     a name the file system takes, its folder writable, and ending in one of
     ``suffixes`` (e.g. (".png",)) when given."""

@@ -76,7 +76,7 @@ def cmd_verify_loop(args) -> int:
         raise UsageError(f"{args.checkpoint}: a controller of task {task!r}, which the verifier does not know")
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     out = refine(controller, task, base, args.complexities, args.instances, args.seed, not args.no_corners,
-                 args.rounds, log=print)
+                 args.rounds, complete=args.complete, log=print)
     os.makedirs(args.out, exist_ok=True)
     out["machine"].save(os.path.join(args.out, "machine.json"))
     atomic_write_json(os.path.join(args.out, "loop.json"),
@@ -124,4 +124,7 @@ def register(sub) -> None:
                       help="do not record the task's corner instances (default: recorded)")
     loop.add_argument("--seed", type=int_at_least(0), default=0,
                       help="seed of the recorded instances and of k-means (default 0)")
+    loop.add_argument("--complete", action="store_true",
+                      help="answer each machine's pairs never recorded by the network before verifying it"
+                           " (default: they move left without writing, as MachineAgent without a controller)")
     loop.set_defaults(func=cmd_verify_loop)

@@ -92,7 +92,7 @@ def available() -> tuple:
     return min(limits) if limits else (0, "unknown")
 
 
-def check_memory(parts, limit: tuple = None) -> None:
+def check_memory(parts, limit: tuple | None = None) -> None:
     """``parts``: [(bytes, what, why)], the estimated allocations of one
     request (``what``: the option or argument and its value).  A
     MemoryRequestError naming the largest part if their sum exceeds what this

@@ -133,7 +133,7 @@ def step_text(frame: str, q, action: int, greedy: int, explored: bool, top_symbo
 
 def trace_instance(controller, task, complexity: int, seed: int = 0, base: int = 10, epsilon: float = 0.0,
                    explore_seed: int = 0, top: int = 3, half_width: int = 8, half_height: int = 2,
-                   max_steps: int = None) -> Trace:
+                   max_steps: int | None = None) -> Trace:
     """Run ``controller`` on one fresh instance of ``task`` (drawn with
     ``seed``) to the end of its episode and record every step.
 

@@ -112,7 +112,7 @@ def plot_timeline(ax_q, ax_a, trace) -> None:
     ax_a.legend(fontsize=6, loc="best")
 
 
-def trace_figure(trace, title: str = None) -> Figure:
+def trace_figure(trace, title: str | None = None) -> Figure:
     """The trajectory above, the Q-value timeline and the actions below."""
     fig = Figure(figsize=(9, 9))
     axes = fig.subplots(3, 1, gridspec_kw=dict(height_ratios=[1.3, 1, 0.8]))
@@ -124,7 +124,7 @@ def trace_figure(trace, title: str = None) -> Figure:
     return fig
 
 
-def trajectory_figure(trace, title: str = None) -> Figure:
+def trajectory_figure(trace, title: str | None = None) -> Figure:
     """The trajectory picture alone (Appendix A)."""
     xs, ys = visited_window(trace)
     fig = Figure(figsize=(max(3.0, 0.7 * len(xs) + 1.5), max(2.5, 0.7 * len(ys) + 1.5)))
@@ -136,14 +136,14 @@ def trajectory_figure(trace, title: str = None) -> Figure:
     return fig
 
 
-def write_trace_png(trace, path, title: str = None) -> Figure:
+def write_trace_png(trace, path, title: str | None = None) -> Figure:
     """``trace_figure`` saved to the PNG ``path``; returns the figure."""
     fig = trace_figure(trace, title)
     atomic_savefig(fig, path, dpi=110)
     return fig
 
 
-def write_trajectory_png(trace, path, title: str = None) -> Figure:
+def write_trajectory_png(trace, path, title: str | None = None) -> Figure:
     """``trajectory_figure`` saved to the PNG ``path``; returns the figure."""
     fig = trajectory_figure(trace, title)
     atomic_savefig(fig, path, dpi=110)

@@ -47,7 +47,7 @@ class CheckpointError(ValueError):
     """A checkpoint file that cannot be used."""
 
 
-def save_checkpoint(path, controller: Controller, extra: dict = None) -> None:
+def save_checkpoint(path, controller: Controller, extra: dict | None = None) -> None:
     """Write ``controller`` (and JSON-able ``extra``) to ``path``."""
     header = dict(format="tinyalgo-checkpoint", version=FORMAT_VERSION, config=controller.config.to_dict(),
                   extra=extra or {})
@@ -57,7 +57,7 @@ def save_checkpoint(path, controller: Controller, extra: dict = None) -> None:
     atomic_write_bytes(path, buffer.getvalue())
 
 
-def load_checkpoint(path, task: str = None, base: int = None):
+def load_checkpoint(path, task: str | None = None, base: int | None = None):
     """Read a checkpoint; returns (controller, extra).  Raises CheckpointError,
     also for parameters that are not finite (a diverged run) and, given the
     ``task`` and ``base`` a caller asks for, for a checkpoint trained on

@@ -71,7 +71,7 @@ def held(out: str, wait: bool = True, log=say):
         os.close(fd)                      # closing the only descriptor lets the lock go
 
 
-def resume_run(out: str, log=print, budget: int = None, threads: int = None) -> QTrainer:
+def resume_run(out: str, log=print, budget: int | None = None, threads: int | None = None) -> QTrainer:
     """The run saved in ``out``, ready to ``run()`` on (with a new ``budget``
     and ``threads`` if given: neither changes what the run computes); its config is read with ``QConfig.from_saved``, so runs saved
     before an option existed resume as they were."""
@@ -99,7 +99,7 @@ class RunSaver:
     segment boundary once ``every`` seconds have passed since the last save
     (always with ``force=True``)."""
 
-    def __init__(self, out: str, trainer: QTrainer, every: float = None):
+    def __init__(self, out: str, trainer: QTrainer, every: float | None = None):
         self.out, self.every = out, SAVE_EVERY_SECONDS if every is None else every
         self.last_save, self.best_saved = time.perf_counter(), trainer.best_params
 

@@ -33,7 +33,7 @@ class Field:
     minimum: float = None
     maximum: float = None
     choices: tuple = None
-    items: "Field" = None
+    items: Field = None
     schema: dict = None
     nullable: bool = False
     required: bool = True

@@ -48,7 +48,7 @@ class Instances:
     def __len__(self) -> int:
         return len(self.x0)
 
-    def take(self, index) -> "Instances":
+    def take(self, index) -> Instances:
         """The sub-batch at ``index`` (an int array or slice)."""
         return Instances(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
 
@@ -79,7 +79,7 @@ def lengths_mask(lengths: np.ndarray, width: int) -> np.ndarray:
 def digits_to_int(digits_lsd_first, base: int) -> int:
     """Python integer of a digit sequence given least significant digit first."""
     value = 0
-    for d in reversed(list(int(v) for v in digits_lsd_first)):
+    for d in reversed([int(v) for v in digits_lsd_first]):
         value = value * base + d
     return value
 
