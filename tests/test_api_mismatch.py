@@ -49,3 +49,12 @@ def test_an_environment_refuses_a_seed_that_is_not_one(seed):
         Environment("copy", seed=seed)
     with pytest.raises(ValueError, match="seed must be None or an integer of at least 0"):
         Environment("copy").reset(seed=seed)
+
+
+def test_a_state_of_another_dtype_is_refused_on_the_fast_path_too():
+    c = adder()
+    assert not c.reference
+    state = [(np.zeros((2, 8), dtype=np.float32 if c.dtype == np.float64 else np.float64),)]
+    with pytest.raises(ValueError, match=f"must hold {c.dtype} arrays of shape \\(2, 8\\) \\(lanes, units\\), the"
+                                         " controller's dtype"):
+        c.frozen().infer(np.zeros((2, 5), dtype=np.int64), state, None)

@@ -108,5 +108,9 @@ class FrozenController:
 
     def infer(self, obs, state, reset=None):
         """Same as ``Controller.infer``.  Returns (q, logp, state)."""
+        first = state[0][0] if isinstance(state, (list, tuple)) and state and isinstance(state[0], (list, tuple)) \
+            and state[0] else None
+        if not isinstance(first, np.ndarray) or first.dtype != self.controller.dtype:     # the full check if odd
+            self.controller.check_state(state, len(np.atleast_2d(obs)))
         q, logp, state, _ = fast_controller.step(self.controller, obs, state, reset, fold=self, keep_cache=False)
         return q, logp, state
