@@ -19,7 +19,7 @@ observation of an episode in ``infos[i]["terminal_observation"]``,
 
     from tinyalgo.gym.sb3 import make_sb3_vec_env
     venv = make_sb3_vec_env("tinyalgo/Copy-v0", n_envs=64, seed=0)   # VecMonitor(TinyAlgoVecEnv(...))
-    PPO("MlpPolicy", venv).learn(50_000)
+    PPO("MlpPolicy", venv, n_steps=32).learn(50_000)    # n_steps is per lane: 64 x 32 steps an update
 
 SB3's ``infos`` is a list of dicts, one per lane (each with
 ``TimeLimit.truncated``, as ``DummyVecEnv`` gives): building it is the one
