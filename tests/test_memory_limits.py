@@ -71,3 +71,14 @@ def test_a_command_under_a_low_rlimit_as_refuses_before_any_work(argv, message, 
     assert run.returncode == 2 and len(lines) == 1 and message in lines[0], run.stderr
     assert "RLIMIT_AS" in lines[0] and "Traceback" not in run.stderr
     assert not (tmp_path / "r").exists()
+
+
+def test_a_gym_environment_refuses_a_complexity_beyond_what_the_process_can_get():
+    gym = pytest.importorskip("gymnasium")
+    import tinyalgo.gym  # noqa: F401  (registers the environments)
+    with pytest.raises(MemoryRequestError, match="complexity 1000000000000 needs about"):
+        gym.make("tinyalgo/Copy-v0", complexity=10 ** 12)
+    env = gym.make("tinyalgo/Copy-v0", complexity=50)
+    env.reset(seed=0)
+    with pytest.raises(MemoryRequestError, match=r"options\['complexity'\] 1000000000000 needs about"):
+        env.reset(options={"complexity": 10 ** 12})

@@ -19,8 +19,10 @@ from __future__ import annotations
 import numpy as np
 from gymnasium.utils import seeding
 
-from tinyalgo.curriculum import FixedComplexity, curriculum_sampler
 from tinyalgo.board import UNDEFINED, random_digits
+from tinyalgo.curriculum import FixedComplexity, curriculum_sampler
+from tinyalgo.environment import memory_bytes
+from tinyalgo.host.memory import check_memory
 from tinyalgo.lanes import F, Lanes, Packed
 from tinyalgo.tasks import ALIASES, TASKS, Task, make_task
 from tinyalgo.tasks.instances import Instances
@@ -53,11 +55,13 @@ class Course:
     default, what = 6, "complexity"
 
     def check(self, value, what) -> int:
-        """``value`` as an int of at least the task's minimum complexity, else ValueError."""
+        """``value`` as an int of at least the task's minimum complexity whose
+        instances fit in what this process can get, else ValueError."""
         minimum = self.task.min_complexity
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
             raise ValueError(f"{what} must be an integer of at least {minimum} for task {self.task.name!r};"
                              f" got {value!r}")
+        check_memory([(memory_bytes(1, int(value), self.task.rows), f"{what} {value}", "a lane's instances")])
         return int(value)
 
     def sampler(self, level: int):
