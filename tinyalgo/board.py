@@ -165,7 +165,8 @@ class Board:
             base, first, last, width, mask, undefined = (self._base, self._first, self._last, self._width, self._mask,
                                                          self._undefined)
         else:
-            base, first, last, width, mask, undefined = self._base[lanes], 0, self._last[:, :1], self.capacity, _MASK, UNDEFINED
+            base, first, last, width, mask, undefined = (self._base[lanes], 0, self._last[:, :1], self.capacity, _MASK,
+                                                         UNDEFINED)
         at = np.minimum(np.maximum(at, first), last)   # the margins hold what lies beyond them
         index = at[0] + base
         if self.top:

@@ -95,7 +95,8 @@ class Controller:
         if params is not None:
             check_params(config, params)
         else:
-            check_memory([(memory_bytes(config.units, config.layers, config.core, itemsize=np.dtype(config.dtype).itemsize),
+            check_memory([(memory_bytes(config.units, config.layers, config.core,
+                                        itemsize=np.dtype(config.dtype).itemsize),
                            f"units {config.units}", f"the parameters of {config.layers} {config.core} layer(s)")])
         self.config, self.reference, self.threads = config, bool(reference), 1
         self.task = None              # (task name, base) it was trained on, where known (make_controller, checkpoints)

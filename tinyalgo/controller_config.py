@@ -68,7 +68,8 @@ class ControllerConfig:
                 shapes[f"core{layer}.{name}"] = (shape, cores.core_fan_in(name, H, H), H)
         shapes.update({"extra.w": ((H, H), H, H), "extra.b": ((H,), H, H),
                        "q.w": ((H, self.n_actions), H, self.n_actions), "q.b": ((self.n_actions,), H, self.n_actions),
-                       "sym.w": ((H, self.n_symbols), H, self.n_symbols), "sym.b": ((self.n_symbols,), H, self.n_symbols)})
+                       "sym.w": ((H, self.n_symbols), H, self.n_symbols),
+                       "sym.b": ((self.n_symbols,), H, self.n_symbols)})
         return shapes
 
 

@@ -121,7 +121,8 @@ class Environment:
         # interfaces' arrays become views of them (lanes.py)
         fresh = (self.vocab.NONE, 0, self.n_moves, 2)      # the "previous step" fields of a new episode
         self.lanes = lanes = Lanes(B, self.input, self.output, fresh)
-        self.time, self.clock, self.complexity, self.patience = lanes.time, lanes.clock, lanes.complexity, lanes.patience
+        self.time, self.clock, self.complexity, self.patience = (lanes.time, lanes.clock, lanes.complexity,
+                                                                 lanes.patience)
         # a joint action is move + n_moves * write
         a = np.arange(self.n_actions)
         self._moves, self._writes = a % self.n_moves, a >= self.n_moves
@@ -169,7 +170,8 @@ class Environment:
             big = longest > 1000
             chunk = pool_size(k, self.batch, longest, self.task.rows)
             c = self.sampler.draw(self.rng, chunk)
-            kw = dict(level=getattr(self.sampler, "level", None), low_accuracy=getattr(self.sampler, "low_accuracy", False))
+            kw = dict(level=getattr(self.sampler, "level", None),
+                      low_accuracy=getattr(self.sampler, "low_accuracy", False))
             step = 4 if big else chunk            # long instances a few at a time: small temporaries
             parts = [self.task.sample(self.rng, c[i:i + step], **kw) for i in range(0, chunk, step)]
             drawn = parts[0] if len(parts) == 1 else concatenate(parts, self.vocab.NONE)
@@ -243,7 +245,8 @@ class Environment:
         a = value if type(value) is np.ndarray else np.asarray(value)
         if a.dtype is not _INT64 or a.shape != shape or high is None:      # int64 (B,): nothing to convert
             if a.shape != shape or a.dtype.kind not in dtype_kind:
-                raise ValueError(f"{name} must be an array of shape {shape} ({'integers' if 'i' in dtype_kind else 'floats'});"
+                raise ValueError(f"{name} must be an array of shape {shape}"
+                                 f" ({'integers' if 'i' in dtype_kind else 'floats'});"
                                  f" got shape {a.shape} of {a.dtype}")
             if high is None:
                 return a

@@ -154,7 +154,8 @@ class Lanes:
     def start(self, packed: Packed, sl, lanes: np.ndarray) -> None:
         """Start instances ``packed[sl]`` in ``lanes`` (k,)."""
         if packed.capacities != self.capacities:      # they grew since it was packed: pack it again
-            packed.bytes, packed.capacities = self._pack(*self._unpack(packed.bytes, packed.capacities)), self.capacities
+            packed.bytes, packed.capacities = (self._pack(*self._unpack(packed.bytes, packed.capacities)),
+                                               self.capacities)
         self.bytes[lanes] = packed.bytes[sl]
         self._by_lane[lanes] = packed.init[sl]
 

@@ -93,8 +93,9 @@ with skip_if_stub():
     adders = {}
     for core, units, budget in [("ff", 32, 30_000), ("gru", 64, 300_000)] if FAST else [("ff", 200, 1_000_000),
                                                                                           ("gru", 200, 1_000_000)]:
-        add_cfg = SupervisedConfig(reference=True, task="addition", controller=core, units=units, seed=0, target=100 if FAST else 1000,
-                                   budget=budget, validate_every=5, val_instances=20 if FAST else 50)
+        add_cfg = SupervisedConfig(reference=True, task="addition", controller=core, units=units, seed=0,
+                                   target=100 if FAST else 1000, budget=budget, validate_every=5,
+                                   val_instances=20 if FAST else 50)
         adders[core] = train_supervised(add_cfg, log=lambda line: None)
         got = evaluate(GreedyAgent(adders[core][0]), "addition", tests, instances=10)
         rows += [dict(row, task="addition", controller=core, seed=0) for row in got]
@@ -174,8 +175,8 @@ with skip_if_stub():
 from tinyalgo.experiments.table2 import analyse, instance_statistics, probe_reverse, write_table2_figure
 
 with skip_if_stub():
-    lstm_cfg = SupervisedConfig(reference=True, task="reverse", controller="lstm", units=cfg.units, seed=0, target=cfg.target,
-                                budget=cfg.budget, validate_every=5, val_instances=cfg.val_instances)
+    lstm_cfg = SupervisedConfig(reference=True, task="reverse", controller="lstm", units=cfg.units, seed=0,
+                                target=cfg.target, budget=cfg.budget, validate_every=5, val_instances=cfg.val_instances)
     lstm, lstm_report = train_supervised(lstm_cfg, log=lambda line: None)
     results, stats = [], {}
     for name, core, model in [("FF", "ff", controller), ("LSTM", "lstm", lstm)]:

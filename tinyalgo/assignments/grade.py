@@ -227,8 +227,9 @@ def _rows(chosen, points, status, run) -> list:
                         outcome, message = "not run", "the test was skipped"
             if outcome != "passed":
                 message += f"\nSee tutorial {a.tutorial} ({a.title})."
-            rows.append({"assignment": a.name, "test": test, "points": worth, "earned": worth if outcome == "passed" else 0,
-                         "outcome": outcome, "message": message.strip(), "tutorial": a.tutorial})
+            rows.append({"assignment": a.name, "test": test, "points": worth,
+                         "earned": worth if outcome == "passed" else 0, "outcome": outcome,
+                         "message": message.strip(), "tutorial": a.tutorial})
     return rows
 
 

@@ -135,7 +135,8 @@ def run_tests(tree, files, protected=(), limit: float = 30.0, python: str = sys.
                 outputs.append(record["output"])
                 if event == "exit" and current is not None:
                     reports.setdefault(current, []).append(
-                        ("call", "failed", f"the grading process ended during this test (exit status {record['code']})"))
+                        ("call", "failed", "the grading process ended during this test"
+                                           f" (exit status {record['code']})"))
                 if event == "killed" and current is not None:
                     timeouts.append(current)
                 elif event == "killed" and collected is None:

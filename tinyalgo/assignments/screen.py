@@ -43,10 +43,10 @@ True False None NotImplemented Ellipsis
 """.split())
 ALLOWED_MODULES = {"numpy": np, "math": math}
 OFF_LIMITS_MODULES = ("tinyalgo.fast", "tinyalgo.gradcheck", "tinyalgo.assignments")
-FRAME_ATTRIBUTES = frozenset("""gi_frame gi_code gi_yieldfrom cr_frame cr_code cr_await ag_frame ag_code f_back f_globals
-f_locals f_builtins f_code f_trace tb_frame tb_next func_globals func_code im_func im_self mro""".split())
-NUMPY_REFUSED = frozenset("""load save savez savez_compressed loadtxt savetxt genfromtxt fromfile tofile memmap fromregex
-DataSource ctypeslib ctypes dump dumps f2py distutils testing lib show_config show_runtime get_include
+FRAME_ATTRIBUTES = frozenset("""gi_frame gi_code gi_yieldfrom cr_frame cr_code cr_await ag_frame ag_code f_back
+f_globals f_locals f_builtins f_code f_trace tb_frame tb_next func_globals func_code im_func im_self mro""".split())
+NUMPY_REFUSED = frozenset("""load save savez savez_compressed loadtxt savetxt genfromtxt fromfile tofile memmap
+fromregex DataSource ctypeslib ctypes dump dumps f2py distutils testing lib show_config show_runtime get_include
 set_printoptions seterr seterrcall setbufsize""".split())
 NUMPY_SUBMODULES = frozenset({"linalg", "random", "fft", "polynomial", "ma", "emath", "exceptions", "dtypes"})
 

@@ -148,7 +148,8 @@ def _heatmap(machine, title) -> Figure:
     fig = Figure(figsize=(4 + 0.5 * len(seen_inputs), 2 + 0.09 * S + 2), dpi=100)
     axes = fig.subplots(1, 2, sharey=True)
     out = np.where(machine.action >= 0,
-                   np.where(machine.action >= machine.n_moves, machine.action * 16 + np.maximum(machine.symbol, 0), machine.action * 16), -1)
+                   np.where(machine.action >= machine.n_moves, machine.action * 16 + np.maximum(machine.symbol, 0),
+                            machine.action * 16), -1)
     codes, inv = np.unique(out[:, seen_inputs], return_inverse=True)
     inv = inv.reshape(S, len(seen_inputs)).astype(float)
     inv[out[:, seen_inputs] < 0] = np.nan

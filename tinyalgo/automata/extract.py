@@ -259,10 +259,12 @@ def extract(controller, task, base: int = 10, complexities=None, instances: int 
                       raw_states=int(raw.n_states), minimal_states=int(minimal.n_states),
                       reduced_states=int(reduced.n_states))
     return dict(raw=raw, minimal=minimal, reduced=reduced, k=int(k), tried={int(a): b for a, b in tried.items()},
-                steps=len(rec), seconds=dict(record=round(t1 - t0, 3), behaviour=round(t_tags - t1, 3), build=round(t2 - t1, 3), total=round(t2 - t0, 3)))
+                steps=len(rec), seconds=dict(record=round(t1 - t0, 3), behaviour=round(t_tags - t1, 3),
+                                             build=round(t2 - t1, 3), total=round(t2 - t0, 3)))
 
 
-def fidelity(machine, controller, complexity: int, instances: int = 100, seed: int = 1, base: int | None = None) -> dict:
+def fidelity(machine, controller, complexity: int, instances: int = 100, seed: int = 1,
+             base: int | None = None) -> dict:
     """Agreement of ``machine`` with ``controller`` on ``instances`` fresh
     instances of ``complexity``: the network acts greedily; the machine, fed
     the same observations from its own state, proposes its action and symbol

@@ -150,7 +150,8 @@ def load_machine(path, task: str | None = None) -> Machine:
         centroids = np.array(d["centroids"], dtype=np.float64)
         m = Machine(d["task"], int(d["base"]), int(d["n_moves"]), *tables, int(d["start"]),
                     centroids.reshape(len(centroids), -1), np.array(d["cluster"], dtype=np.int64).reshape(S),
-                    np.array(d["feedback"], dtype=np.int64).reshape(S, 4), np.array(d["raw"], dtype=np.int64).reshape(-1, 6),
+                    np.array(d["feedback"], dtype=np.int64).reshape(S, 4),
+                    np.array(d["raw"], dtype=np.int64).reshape(-1, 6),
                     np.array(d["visits"], dtype=np.int64).reshape(S), d.get("info", {}))
     except (KeyError, TypeError, ValueError) as err:
         fail(f"malformed ({err})")

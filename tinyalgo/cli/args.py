@@ -189,5 +189,6 @@ def checkpoint_task(path: str, task) -> tuple:
     if trained is None and task is None:
         raise ValueError(f"{path} does not say which task it was trained on; give it with --task")
     if trained is not None and task is not None and task != trained:
-        raise ValueError(f"{path} was trained on task {trained!r}, not {task!r}: leave out --task or give --task {trained}")
+        raise ValueError(f"{path} was trained on task {trained!r}, not {task!r}:"
+                         f" leave out --task or give --task {trained}")
     return controller, task or trained, base

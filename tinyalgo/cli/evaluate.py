@@ -34,7 +34,8 @@ def check_evaluate_memory(args, complexities, controller) -> None:
     cfg = controller.config
     check_memory([(environment_bytes(args.instances, c), f"--instances {args.instances} at complexity {c}",
                    f"{args.instances} instances of complexity {c} drawn at once"),
-                  (controller_bytes(cfg.units, cfg.layers, cfg.core, args.instances, 1), f"--instances {args.instances}",
+                  (controller_bytes(cfg.units, cfg.layers, cfg.core, args.instances, 1),
+                   f"--instances {args.instances}",
                    f"the {cfg.core.upper()}-{cfg.units} controller's state for {args.instances} lanes")])
 
 

@@ -52,7 +52,8 @@ def status_line(elapsed: float, level: int, solved: float, chars: int, budget: i
 class Progress:
     """A ``log`` function for a training run with a budget of ``budget`` characters."""
 
-    def __init__(self, budget: int, stream=None, terminal: bool | None = None, every: float | None = None, now=time.monotonic):
+    def __init__(self, budget: int, stream=None, terminal: bool | None = None, every: float | None = None,
+                 now=time.monotonic):
         self.stream = sys.stdout if stream is None else stream
         if terminal is None:
             try:

@@ -150,7 +150,8 @@ def run_qlearning(args, cfg, out: str) -> int:
     report = trainer.final_report()
     atomic_write_json(log_path, report)
     verdict = "solved" if state.solved_at else "not solved within the budget"
-    print(f"{verdict}; {state.chars:,} characters in {state.seconds / 60:.1f} minutes; checkpoint {ckpt}, log {log_path}")
+    print(f"{verdict}; {state.chars:,} characters in {state.seconds / 60:.1f} minutes;"
+          f" checkpoint {ckpt}, log {log_path}")
     return 0
 
 

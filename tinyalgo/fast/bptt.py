@@ -99,8 +99,8 @@ def backward(ctrl, caches, dq, dlogp, dstate_final=None):
             acts = [(buffers.zr[l][:T], buffers.h_in[l][:T], buffers.rh[l][:T], buffers.cand[l][:T])
                     for l in range(L)]
         else:
-            acts = [(np.concatenate([np.stack([c.cores[l].z for c in caches]), np.stack([c.cores[l].r for c in caches])],
-                                    axis=2),
+            acts = [(np.concatenate([np.stack([c.cores[l].z for c in caches]),
+                                     np.stack([c.cores[l].r for c in caches])], axis=2),
                      *(np.stack([getattr(c.cores[l], name) for c in caches]) for name in ("h", "rh", "cand")))
                     for l in range(L)]
         factors_of = {}

@@ -201,7 +201,8 @@ def trace_to_dict(trace: Trace) -> dict:
     return dict(task=trace.task, complexity=trace.complexity, seed=trace.seed, epsilon=trace.epsilon,
                 core=trace.core, end_reason=END_REASONS[trace.reason], n_correct=trace.n_correct,
                 n_outputs=trace.n_outputs,
-                steps=[dict(step=s.step, x=s.x, y=s.y, read=trace.chars[s.read], action=action_name(s.action, trace.n_moves),
+                steps=[dict(step=s.step, x=s.x, y=s.y, read=trace.chars[s.read],
+                            action=action_name(s.action, trace.n_moves),
                             explored=s.explored, symbol=trace.chars[s.symbol] if s.symbol >= 0 else None,
                             q=[round(float(v), 5) for v in s.q], reward=s.reward, v_hat=s.v_hat)
                        for s in trace.steps])

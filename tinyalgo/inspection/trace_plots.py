@@ -28,8 +28,10 @@ def visited_window(trace, margin: int = 1):
     """(xs, ys): the board columns and rows the head visited, with ``margin``
     cells around them (clipped to the trace's recorded board)."""
     pos = trace.positions
-    xs = np.arange(max(pos[:, 0].min() - margin, trace.board_x[0]), min(pos[:, 0].max() + margin, trace.board_x[-1]) + 1)
-    ys = np.arange(max(pos[:, 1].min() - margin, trace.board_y[0]), min(pos[:, 1].max() + margin, trace.board_y[-1]) + 1)
+    xs = np.arange(max(pos[:, 0].min() - margin, trace.board_x[0]),
+                   min(pos[:, 0].max() + margin, trace.board_x[-1]) + 1)
+    ys = np.arange(max(pos[:, 1].min() - margin, trace.board_y[0]),
+                   min(pos[:, 1].max() + margin, trace.board_y[-1]) + 1)
     return xs, ys
 
 
@@ -46,7 +48,8 @@ def plot_grid_trajectory(ax, trace, margin: int = 1) -> None:
         dx, dy = MOVE_DELTAS[move]
         ox, oy = (SHIFT * dy, 0.0) if dy else (0.0, SHIFT * dx)
         color = "tab:red" if write else ("tab:orange" if s.explored else "tab:blue")
-        ax.annotate("", xy=(s.x + dx * 0.78 + ox, s.y + dy * 0.78 + oy), xytext=(s.x + dx * 0.22 + ox, s.y + dy * 0.22 + oy),
+        ax.annotate("", xy=(s.x + dx * 0.78 + ox, s.y + dy * 0.78 + oy),
+                    xytext=(s.x + dx * 0.22 + ox, s.y + dy * 0.22 + oy),
                     arrowprops=dict(arrowstyle="->", color=color, lw=1.4))
         if write:
             ax.text(s.x + dx * 0.5 + ox, s.y + dy * 0.5 + oy - 0.18, trace.chars[s.symbol], color="tab:red",

@@ -73,8 +73,9 @@ def held(out: str, wait: bool = True, log=say):
 
 def resume_run(out: str, log=print, budget: int | None = None, threads: int | None = None) -> QTrainer:
     """The run saved in ``out``, ready to ``run()`` on (with a new ``budget``
-    and ``threads`` if given: neither changes what the run computes); its config is read with ``QConfig.from_saved``, so runs saved
-    before an option existed resume as they were."""
+    and ``threads`` if given: neither changes what the run computes); its
+    config is read with ``QConfig.from_saved``, so runs saved before an
+    option existed resume as they were."""
     ckpt = checkpoint_path(out)
     controller, extra = load_checkpoint(ckpt)
     if extra.get("mode") != "qlearning":

@@ -8,7 +8,8 @@ from tinyalgo.tasks.base import LEFT, RIGHT, Task, _pad_actions
 
 
 class Copy(Task):
-    """Copy the c digits of the input tape (paper section 3, Figure 2; a tape: docs/original-release.md#bug-copy-tape)."""
+    """Copy the c digits of the input tape (paper section 3, Figure 2; a tape:
+    docs/original-release.md#bug-copy-tape)."""
 
     name, interface, fill, factor, min_complexity = "copy", "tape", "random", 1, 1
 

@@ -1,6 +1,8 @@
 """The walk task on the input grid (paper section 3, Figure 2)."""
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from tinyalgo.board import random_digits
@@ -12,7 +14,7 @@ class Walk(Task):
     """Walk right to an arrow, turn, and copy the digits met (docs/original-release.md#walk)."""
 
     name, interface, fill, factor, min_complexity = "walk", "grid", "random", 1, 2
-    ARROW_MOVES = {"l": LEFT, "u": UP, "d": DOWN}
+    ARROW_MOVES: ClassVar[dict] = {"l": LEFT, "u": UP, "d": DOWN}
 
     def sample(self, rng, complexities, level=None, low_accuracy=False):
         c = self.check_complexities(complexities)

@@ -43,7 +43,8 @@ def assert_gradients(what: str, errors: dict, tolerance: float = TOLERANCE):
     """Fail naming every gradient whose relative error is not below ``tolerance``."""
     wrong = {k: e for k, e in errors.items() if not e < tolerance}
     right = [k for k in errors if k not in wrong]
-    assert not wrong, (f"{what}: wrong gradient of " + ", ".join(f"{k} (relative error {e:.1e})" for k, e in wrong.items())
+    assert not wrong, (f"{what}: wrong gradient of "
+                       + ", ".join(f"{k} (relative error {e:.1e})" for k, e in wrong.items())
                        + f"; right: {', '.join(right) or 'none'}")
 
 

@@ -74,7 +74,8 @@ def check_partition(what, m, block, classes):
                 outs = ", ".join(f"{output(m, p, x)} on {INPUTS[x]}" for x in range(m.n_inputs))
                 problems.append(f"states {p} and {q} were kept apart, but they are equivalent "
                                 f"({classes[cls[p]][1]}): both output {outs} and go to equivalent states "
-                                f"(on {', '.join(INPUTS)}: {p} -> {', '.join(successor(m, p, x) for x in range(m.n_inputs))};"
+                                f"(on {', '.join(INPUTS)}:"
+                                f" {p} -> {', '.join(successor(m, p, x) for x in range(m.n_inputs))};"
                                 f" {q} -> {', '.join(successor(m, q, x) for x in range(m.n_inputs))})")
                 hint = "split a block only where two of its states output differently or go to different blocks"
                 hints += [hint] if hint not in hints else []
@@ -107,7 +108,8 @@ def check_tables(what, small, action, symbol, nxt, start=0):
     for label, got, want in (("action", small.action, action), ("symbol", small.symbol, symbol),
                              ("next", small.next, nxt)):
         want = np.array(want)
-        assert np.shape(got) == want.shape, f"{what}: the {label} table has shape {np.shape(got)}, expected {want.shape}"
+        assert np.shape(got) == want.shape, (f"{what}: the {label} table has shape {np.shape(got)},"
+                                             f" expected {want.shape}")
         bad = np.argwhere(np.asarray(got) != want)
         assert not len(bad), f"{what}: the minimal machine's {label} table is wrong at " + "; ".join(
             f"state {s}, input {INPUTS[x]}: got {got[s, x]}, expected {want[s, x]}" for s, x in bad[:4])

@@ -13,7 +13,8 @@ def test_penalty_by_hand():
     loss, dq = penalty(Q, 0.5)
     assert np.isclose(loss, 0.16), f"loss: got {loss}, expected 0.5 * ((-0.4)^2 + 0.4^2) = 0.16"
     expected = [[-0.4] * 3, [0.4] * 3]
-    assert np.allclose(dq, expected), f"dq: got {np.round(dq, 6).tolist()}, expected 2 * 0.5 * excess on every action: {expected}"
+    assert np.allclose(dq, expected), (f"dq: got {np.round(dq, 6).tolist()},"
+                                       f" expected 2 * 0.5 * excess on every action: {expected}")
 
 
 def test_penalty_mask():
