@@ -25,7 +25,8 @@ from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
 
 def replay_rate(machine, controller, task, lanes, complexity, steps):
     """Lane-steps per second of ``act`` over observations recorded from a run of the machine itself."""
-    env = Environment(task, batch_size=lanes, complexity=complexity, seed=3, extra_curriculum=False)   # a pool of 64 x lanes instances
+    env = Environment(task, batch_size=lanes, complexity=complexity, seed=3,
+                      extra_curriculum=False)   # a pool of 64 x lanes instances
     agent = MachineAgent(machine, controller)
     agent.start(lanes)
     obs, reset, tape = env.observe(), np.ones(lanes, dtype=bool), []
@@ -50,7 +51,8 @@ def main():
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--lanes", type=int, default=4096, help="lanes of the replay (default 4096)")
     p.add_argument("--complexity", type=int, default=2002,
-                   help="complexity of the evaluations (default 2002: above 1000 the environment draws instances per lane, not a pool of 64 per lane)")
+                   help="complexity of the evaluations (default 2002: above 1000 the environment draws instances"
+                        " per lane, not a pool of 64 per lane)")
     args = p.parse_args()
     controller, extra = load_checkpoint(args.checkpoint)
     task = extra["config"]["task"]

@@ -59,8 +59,9 @@ if __name__ == "__main__":
         keep_freed_memory()                 # as the trainers do (tinyalgo/fast/memory.py)
     threads = int(sys.argv[sys.argv.index("--threads") + 1]) if "--threads" in sys.argv else 1
     fast = "--reference" not in sys.argv
-    print(f"{'core':5s} {'dtype':8s} {'forward us':>11s} {'fwd+bwd us':>11s} {'infer B=50 us':>14s}   (per step, 200 units,"
-          f" B=20, T=50, {threads} thread{'s' if threads > 1 else ''}, {'fast' if fast else 'reference'} path)")
+    print(f"{'core':5s} {'dtype':8s} {'forward us':>11s} {'fwd+bwd us':>11s} {'infer B=50 us':>14s}"
+          f"   (per step, 200 units, B=20, T=50, {threads} thread{'s' if threads > 1 else ''},"
+          f" {'fast' if fast else 'reference'} path)")
     for core in ("ff", "gru", "lstm"):
         for dtype in ("float32", "float64"):
             f, fb, i = bench(core, dtype, threads=threads, reference=not fast)

@@ -41,7 +41,8 @@ WRONG = [
      "test_dynamic_targets_by_hand", "step t 0, lane b 0: got 0.833333, expected 0.666667"),
     ("tinyalgo/qlearning.py", "l_t = np.where(cut[t + 1], 0.0, lam)", "l_t = np.where(cut[t], 0.0, lam)",
      "test_watkins_exploratory_cut", "step t 1, lane b 0"),
-    ("tinyalgo/qlearning.py", "g = r[t] + d[t] * ((1.0 - lam[t]) * boot[t + 1]", "g = r[t] + d[t] * ((1.0 - lam[t]) * boot[t]",
+    ("tinyalgo/qlearning.py", "g = r[t] + d[t] * ((1.0 - lam[t]) * boot[t + 1]",
+     "g = r[t] + d[t] * ((1.0 - lam[t]) * boot[t]",
      "test_lambda_zero", "step t 0, lane b 0"),
     ("tinyalgo/qlearning.py", "dq = np.repeat((2.0 * kappa * excess)", "dq = np.repeat((kappa * excess)",
      "test_penalty_by_hand", "dq: got"),
@@ -127,7 +128,8 @@ def test_registry_matches_the_grading_tests_and_the_regions():
     for a in ASSIGNMENTS.values():
         tree = ast.parse((GRADING / a.test_file).read_text(encoding="utf-8"))
         tests = {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")}
-        assert tests == set(a.points), f"{a.name}: the registry's points {sorted(a.points)} != the tests {sorted(tests)}"
+        assert tests == set(a.points), (f"{a.name}: the registry's points {sorted(a.points)}"
+                                        f" != the tests {sorted(tests)}")
         assert all(p > 0 for p in a.points.values()) and a.tutorial and a.minutes > 0
         for f in a.functions:
             source = (PACKAGE.parent / f.path).read_text(encoding="utf-8")
@@ -196,7 +198,8 @@ def test_a_wrong_solution_fails_naming_what_is_wrong(tmp_path):
     for path, _, wrong, test, message in WRONG:
         r = result[test]
         assert r["outcome"] == "failed", f"{test} passed with {wrong!r} in {path}"
-        assert message in r["message"], f"{test} with {wrong!r}: the message does not say {message!r}: {r['message'][:400]}"
+        assert message in r["message"], (f"{test} with {wrong!r}: the message does not say {message!r}:"
+                                         f" {r['message'][:400]}")
     assert result["test_curriculum_history"]["outcome"] == "passed"      # untouched parts still pass
     assert result["test_lstm_three_steps"]["outcome"] == "failed"
 
@@ -216,14 +219,15 @@ def test_the_student_copy_runs_everything_not_stubbed(stub_copy):
             "from tinyalgo.controller import REFERENCE, Controller\n"
             "from tinyalgo.runs.options import TrainingOptions\n"
             "import inspect\n"
-            "print(REFERENCE, inspect.signature(Controller).parameters['reference'].default, TrainingOptions().reference)\n")
+            "print(REFERENCE, inspect.signature(Controller).parameters['reference'].default,"
+            " TrainingOptions().reference)\n")
     run = subprocess.run([sys.executable, "-c", code], cwd=out, env=env, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0] == "(2, 3)"
     assert lines[1].startswith(str(out)) and lines[1].endswith("see tutorial 02")
     assert lines[2] == "False False False", "a copy trains as the package does: nothing rewritten"
-    for name in ("runs/options.py", "fast/__init__.py"):        # declared once, copied as is (controller.py holds stubs)
+    for name in ("runs/options.py", "fast/__init__.py"):  # declared once, copied as is (controller.py holds stubs)
         assert (out / "tinyalgo" / name).read_text(encoding="utf-8") == (PACKAGE / name).read_text(encoding="utf-8")
     for name in ("README.md", "setup.cfg", "pyproject.toml", pathlib.Path("tests", "points.json")):
         assert (out / name).is_file(), name

@@ -123,7 +123,9 @@ CASES = [
     (["train", "--budget", "3e7"], "argument --budget: expected an integer, got '3e7'"),
     (["experiment", "table1", "--budget", "0"], "argument --budget: must be at least 1"),
     (["train", "--gamma", "nan"], "argument --gamma: must be in (0, 1]; got nan"),
-    (["train", "--discount", "0.99", "--gamma", "0.9"], "--gamma applies to the dynamic discount only; with discount=0.99 the discount is that constant: leave gamma at 1 (got 0.9)"),
+    (["train", "--discount", "0.99", "--gamma", "0.9"], "--gamma applies to the dynamic discount only;"
+                                                        " with discount=0.99 the discount is that constant:"
+                                                        " leave gamma at 1 (got 0.9)"),
     (["train", "--solved-lr", "-0.1"], "argument --solved-lr: must be at least 0"),
     (["evaluate", "run/checkpoint.npz", "--epsilon", "nan"], "argument --epsilon: epsilon must be in [0, 1]"),
     (["evaluate", "run/checkpoint.npz", "--instances", "0"], "argument --instances: must be at least 1"),
@@ -181,10 +183,12 @@ def obs(batch=3):
 STEPS = [
     (lambda c: c.step(obs(3), c.initial_state(4)), r"must hold float64 arrays of shape \(3, 8\) \(lanes, units\),"
                                                     r" the controller's dtype; got shape \(4, 8\)"),
-    (lambda c: c.step(obs(3), gru(units=9).initial_state(3)), r"shape \(3, 8\) \(lanes, units\), the controller's dtype; got shape \(3, 9\)"),
+    (lambda c: c.step(obs(3), gru(units=9).initial_state(3)), r"shape \(3, 8\) \(lanes, units\), the controller's"
+                                                              r" dtype; got shape \(3, 9\)"),
     (lambda c: c.step(obs(3), [(c.initial_state(3)[0][0].astype(np.int64),)]), r"float64 arrays .* of int64"),
     (lambda c: c.step(obs(3), [(c.initial_state(3)[0][0].astype(np.float32),)]),
-     r"must hold float64 arrays of shape \(3, 8\) \(lanes, units\), the controller's dtype; got shape \(3, 8\) of float32"),
+     r"must hold float64 arrays of shape \(3, 8\) \(lanes, units\), the controller's dtype; got shape \(3, 8\)"
+     r" of float32"),
     (lambda c: c.step(obs(3), [(np.zeros((3, 8)).tolist(),)]), "got list"),
     (lambda c: c.step(obs(3), gru(core="lstm").initial_state(3)), r"tuple of 1 array\(s\) for a GRU core \(h\); got"
                                                                     r" tuple of 2"),

@@ -25,7 +25,8 @@ def test_show_step_mode_quits_on_q(monkeypatch, capsys):
     (["show", "--base", "12"], "base must be an integer from 2 to 10"),
     (["show", "--task", "multiplication", "--base", "2"], "needs a base of at least 3"),
     (["show", "--task", "reverse", "--complexity", "-1"], "complexity must be an integer of at least 2"),
-    (["train", "--greedy-lanes", "20", "--budget", "1000"], "--greedy-lanes must be 0..19 (at least one lane explores)"),
+    (["train", "--greedy-lanes", "20", "--budget", "1000"], "--greedy-lanes must be 0..19"
+                                                            " (at least one lane explores)"),
 ])
 def test_errors_are_one_line_with_status_2(argv, message, capsys):
     assert main(argv) == 2

@@ -23,7 +23,8 @@ def test_canned_copy_tape_observations():
         (task.action(R_, 0), None, [0, N, 0, R_, 0], 0, RUNNING),        # move on without writing
         (task.action(L_, 0), None, [3, N, 0, L_, 0], 0, RUNNING),        # back on the 3
         (task.action(R_, 1), 3, [0, 3, 0, R_, 1], 1, RUNNING),           # write 3, see the 0
-        (task.action(R_, 1), 0, [9, 0, 0, R_, 1], 1, RUNNING),           # digit 0 scores (docs/original-release.md#digit-zero)
+        (task.action(R_, 1), 0, [9, 0, 0, R_, 1], 1, RUNNING),           # digit 0 scores
+                                                                         # (docs/original-release.md#digit-zero)
         (task.action(R_, 0), None, [v.Q, N, 1, R_, 0], 0, RUNNING),      # explored flag raised
         (task.action(L_, 1), 9, None, 1, ALL_WRITTEN),
     ]

@@ -328,7 +328,7 @@ def test_grading_without_pytest_is_one_clear_error(tmp_path, copy, monkeypatch, 
     env = tmp_path / "bare"
     venv.EnvBuilder(with_pip=False).create(env)
     bare = str(env / "bin" / "python")
-    with pytest.raises(ValueError, match="grading needs pytest, which .* cannot import: pip install pytest"):
+    with pytest.raises(ValueError, match=r"grading needs pytest, which .* cannot import: pip install pytest"):
         check_pytest(bare)
     monkeypatch.setattr(grading, "check_pytest", lambda python=None: check_pytest(bare))
     assert cli.main(["grade", str(copy), "--tests", str(instructor_tests_of(copy))]) == 2
@@ -417,7 +417,8 @@ def test_grade_all_a_class_of_six(tmp_path, capsys):
     kinds = {
         "ana_stub": None,
         "ben_solution": {"gru_backward": solution_of("gru_backward"), "dynamic_discount": honest},
-        "cat_bug": {"gru_backward": solution_of("gru_backward").replace("\"bhh\": dcand.sum(0)", "\"bhh\": 2 * dcand.sum(0)"),
+        "cat_bug": {"gru_backward": solution_of("gru_backward").replace("\"bhh\": dcand.sum(0)",
+                                                                        "\"bhh\": 2 * dcand.sum(0)"),
                     "dynamic_discount": honest},
         "dan_cheat": {"gru_backward": "from tinyalgo.gradcheck import numerical_gradient\nreturn None",
                       "dynamic_discount": honest},

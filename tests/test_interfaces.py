@@ -34,7 +34,8 @@ def test_output_tape_checks_and_records_writes():
     out.n_outputs[:] = [3, 2]
     correct = out.write(np.array([True, True]), np.array([4, 9]))
     assert correct.tolist() == [True, False] and out.index.tolist() == [1, 1]
-    correct = out.write(np.array([True, False]), np.array([0, 0]))   # digit 0 scores (docs/original-release.md#digit-zero)
+    # digit 0 scores (docs/original-release.md#digit-zero)
+    correct = out.write(np.array([True, False]), np.array([0, 0]))
     assert correct.tolist() == [True, False] and out.remaining.tolist() == [1, 1]
     assert v.to_chars(out.written[0, :2]) == "40" and out.written[1, 0] == 9
 

@@ -1,8 +1,9 @@
 """The package's layers, lowest first, and who may import whom.
 
 The paper's concepts sit at the top level of ``tinyalgo/`` and import only
-each other and ``host`` (the memory this process can get); the speed layer (``fast/``) imports the paper and plugs itself
-into ``tinyalgo.controller.SPEED``; every subpackage above imports only what
+each other and ``host`` (the memory this process can get); the speed layer
+(``fast/``) imports the paper and plugs itself into
+``tinyalgo.controller.SPEED``; every subpackage above imports only what
 lies below it.  Every ``import`` is counted, also those inside functions, so
 a lazy import cannot hide an upward one."""
 from __future__ import annotations

@@ -57,10 +57,12 @@ from tinyalgo.inspection.trace import trace_instance
 from tinyalgo.inspection.trace_plots import write_trace_png
 
 out = sys.argv[1]
-controller = Controller(ControllerConfig.for_environment(Environment("reverse", batch_size=1), "ff", 8), rng=np.random.default_rng(0))
+controller = Controller(ControllerConfig.for_environment(Environment("reverse", batch_size=1), "ff", 8),
+                        rng=np.random.default_rng(0))
 write_trace_png(trace_instance(controller, "reverse", 7, seed=0), os.path.join(out, "trace.png"))
 draw_machine(extract(controller, "reverse", complexities=[3, 5], instances=4)["reduced"], os.path.join(out, "m.png"))
-rows = [dict(task="copy", controller=c, seed=0, complexity=k, solved=1.0) for c in ("ff", "gru", "lstm") for k in (10, 100)]
+rows = [dict(task="copy", controller=c, seed=0, complexity=k, solved=1.0)
+        for c in ("ff", "gru", "lstm") for k in (10, 100)]
 plot_figure3(rows, os.path.join(out, "f3.png"))
 print(json.dumps(dict(before=before, after_imports=after_imports, after_drawing=raw(), calls=calls,
                       pyplot="matplotlib.pyplot" in sys.modules, imported=imported, optional=optional)))
@@ -92,7 +94,8 @@ def test_no_module_calls_matplotlib_use():
 
 
 def test_a_drawing_is_a_figure_that_shows_itself_as_png():
-    controller = Controller(ControllerConfig.for_environment(Environment("reverse", batch_size=1), "ff", 8), rng=np.random.default_rng(0))
+    controller = Controller(ControllerConfig.for_environment(Environment("reverse", batch_size=1), "ff", 8),
+                            rng=np.random.default_rng(0))
     fig = trace_figure(trace_instance(controller, "reverse", 7, seed=0), "t")
     assert isinstance(fig, Figure)
     png = fig._repr_png_()                 # what Jupyter shows for a cell's last expression or display(fig)

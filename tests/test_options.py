@@ -58,9 +58,9 @@ def test_the_train_flags_keep_their_names_and_defaults():
     assert from_args(SupervisedConfig, parse(["train", "--mode", "supervised"])) == SupervisedConfig(
         task="addition", threads=DEFAULT_THREADS)
     given = dict(controller="lstm", units=3, layers=2, seed=4, budget=100, dtype="float64", threads=1, reference=True,
-                 discount="dynamic", gamma=0.9, q="one-step", penalty=False, reward="discretized", exploration="release",
-                 greedy_lanes=2, solved_lr=0.03, solved_lr_after="pass", confirm_length=0, confirm_passes=2,
-                 keep_best=False)
+                 discount="dynamic", gamma=0.9, q="one-step", penalty=False, reward="discretized",
+                 exploration="release", greedy_lanes=2, solved_lr=0.03, solved_lr_after="pass", confirm_length=0,
+                 confirm_passes=2, keep_best=False)
     argv = ["train", "--controller", "lstm", "--units", "3", "--layers", "2", "--seed", "4", "--budget", "100",
             "--dtype", "float64", "--threads", "1", "--reference", "--discount", "dynamic", "--gamma", "0.9", "--q",
             "one-step", "--no-penalty", "--reward", "discretized", "--exploration", "release", "--greedy-lanes", "2",

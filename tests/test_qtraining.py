@@ -43,7 +43,8 @@ def test_resume_continues_the_same_run():
 
 
 @pytest.mark.parametrize("kw,message", [
-    (dict(task="sorting"), "task must be one of copy, reverse, walk, addition, addition3, multiplication; got 'sorting'"),
+    (dict(task="sorting"), "task must be one of copy, reverse, walk, addition, addition3, multiplication;"
+                           " got 'sorting'"),
     (dict(discount="0.5"), "discount must be one of dynamic, 1, 0.99, 0.95; got '0.5'"),
     (dict(q="sarsa"), "q must be one of watkins, one-step"),
     (dict(batch=0), "batch must be at least 1; got 0"),
