@@ -25,10 +25,10 @@ from tinyalgo.automata.export import save_aalpy, save_dot
 from tinyalgo.automata.loop import refine
 from tinyalgo.automata.machine import load_machine
 from tinyalgo.automata.verify import SPECS, verify
+from tinyalgo.cli.automaton import add_extraction_arguments
 from tinyalgo.cli.args import (UsageError, check_writable_file, check_writable_folder, checkpoint_task, int_at_least,
-                               output_path, task_name)
+                               output_path)
 from tinyalgo.runs.fileio import atomic_write_json
-from tinyalgo.tasks import TASKS
 
 
 def cmd_verify(args) -> int:
@@ -109,17 +109,8 @@ def register(sub) -> None:
     loop = sub.add_parser("verify-loop", help="extract, verify, record the counterexamples, extract again, until"
                                               " a proof", description="Counterexample-guided extraction from a"
                                               " checkpoint (tinyalgo/automata/loop.py): one line a round.")
-    loop.add_argument("checkpoint")
-    loop.add_argument("--out", required=True, metavar="DIR",
-                      help="directory for the last machine and the rounds' report (required)")
-    loop.add_argument("--task", type=task_name, default=None, metavar="TASK",
-                      help=f"check that the checkpoint is of this task, one of {', '.join(TASKS)} (default: the one"
-                           f" it names)")
+    add_extraction_arguments(loop, "the last machine and the rounds' report", "100")
     loop.add_argument("--rounds", type=int_at_least(1), default=8, help="at most this many rounds (default 8)")
-    loop.add_argument("--complexities", type=int_at_least(1), nargs="+", default=None,
-                      help="recording complexities (default: 12 from the task's minimum to 100)")
-    loop.add_argument("--instances", type=int_at_least(1), default=50,
-                      help="recorded instances per complexity (default 50)")
     loop.add_argument("--no-corners", action="store_true",
                       help="do not record the task's corner instances (default: recorded)")
     loop.add_argument("--seed", type=int_at_least(0), default=0,
