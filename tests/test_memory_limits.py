@@ -6,6 +6,7 @@ RLIMIT_AS the refusal comes from the address-space limit, not the machine's."""
 import resource
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -45,10 +46,10 @@ print(*available(), sep="|")
 """
 
 
-def limited_run(argv, limit=3 * GiB):
+def limited_run(argv, limit=3 * GiB, cwd=None):
     def cap():
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    return subprocess.run(argv, capture_output=True, text=True, timeout=60, preexec_fn=cap)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60, preexec_fn=cap, cwd=cwd)
 
 
 def test_rlimit_as_is_the_limit_when_it_is_the_least():
@@ -58,19 +59,58 @@ def test_rlimit_as_is_the_limit_when_it_is_the_least():
     assert available()[0] > 0
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["train", "--units", "12000", "--budget", "1000"], "--units 12000 needs about"),
-    (["evaluate", "--help"], None),
-])
+FIXTURE = str(Path(__file__).parent / "fixtures" / "q-copy" / "checkpoint.npz")
+BOMBS = [   # every command that allocates in proportion to a number it is given (their --out: "r")
+    (["train", "--units", "12000", "--budget", "1000", "--out", "r"], "--units 12000 needs about"),
+    (["evaluate", FIXTURE, "--instances", "1000000"], "--instances 1000000 at complexity"),
+    (["automaton", FIXTURE, "--out", "r", "--complexities", "10000000"], "at --complexities up to 10000000"),
+    (["automaton", FIXTURE, "--out", "r", "--instances", "10000000"], "--instances 10000000 at --complexities"),
+    (["automaton", FIXTURE, "--out", "r", "--fidelity", "100000000"], "--fidelity 100000000 needs about"),
+    (["table2", "--digits", "100000000", "--out", "r"], "--digits 100000000 needs about"),
+    (["table2", "--max-digits", "100000000", "--out", "r"], "--max-digits 100000000 needs about"),
+    (["table2", "--instances", "100000000", "--out", "r"], "--instances 100000000 needs about"),
+    (["experiment", "figure5", "--complexities", "10", "100000000", "--out", "r"], "at complexity 100000000 needs"),
+    (["trace", FIXTURE, "--complexity", "100000000"], "--complexity 100000000 needs about"),
+    (["show", "--task", "copy", "--complexity", "100000000"], "--complexity 100000000 needs about"),
+]
+
+
+@pytest.mark.parametrize("argv,message", BOMBS, ids=lambda a: " ".join(a)[:50] if isinstance(a, list) else "")
 def test_a_command_under_a_low_rlimit_as_refuses_before_any_work(argv, message, tmp_path):
-    run = limited_run([sys.executable, "-m", "tinyalgo"] + argv + (["--out", str(tmp_path / "r")] if message else []))
-    if message is None:
-        assert run.returncode == 0, run.stderr
-        return
+    run = limited_run([sys.executable, "-m", "tinyalgo"] + argv, cwd=tmp_path)
     lines = run.stderr.strip().splitlines()
-    assert run.returncode == 2 and len(lines) == 1 and message in lines[0], run.stderr
-    assert "RLIMIT_AS" in lines[0] and "Traceback" not in run.stderr
-    assert not (tmp_path / "r").exists()
+    assert run.returncode == 2 and len(lines) == 1 and message in lines[0], run.stderr[-2000:]
+    assert "RLIMIT_AS" in lines[0] and "Traceback" not in run.stderr and run.stdout == ""
+    assert list(tmp_path.iterdir()) == []
+
+
+CONSTRUCTOR = r"""
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (3 * 2 ** 30, 3 * 2 ** 30))
+from tinyalgo.host.memory import MemoryRequestError
+try:
+    exec(sys.argv[1])
+except MemoryRequestError as err:
+    print("refused:", err)
+"""
+CONSTRUCTORS = [
+    ("from tinyalgo.environment import Environment; Environment('copy', batch_size=10 ** 8)", "batch_size 100000000"),
+    ("from tinyalgo.environment import Environment; Environment('walk', complexity=10 ** 8)", "complexity 100000000"),
+    ("from tinyalgo.controller import Controller, ControllerConfig\n"
+     "Controller(ControllerConfig((5, 5, 2, 3, 3), n_actions=4, n_symbols=5, units=20000))", "units 20000"),
+    ("import gymnasium as gym, tinyalgo.gym; gym.make('tinyalgo/Copy-v0', complexity=10 ** 8)",
+     "complexity 100000000"),
+    ("import gymnasium as gym, tinyalgo.gym; gym.make_vec('tinyalgo/Copy-v0', num_envs=10 ** 8)", "100000000"),
+]
+
+
+@pytest.mark.parametrize("code,message", CONSTRUCTORS, ids=[m for _, m in CONSTRUCTORS])
+def test_a_constructor_under_a_low_rlimit_as_refuses_before_allocating(code, message):
+    if "gymnasium" in code:
+        pytest.importorskip("gymnasium")
+    run = limited_run([sys.executable, "-c", CONSTRUCTOR, code.replace("\\n", "\n")])
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert run.stdout.startswith("refused: ") and message in run.stdout and "RLIMIT_AS" in run.stdout, run.stdout
 
 
 def test_a_gym_environment_refuses_a_complexity_beyond_what_the_process_can_get():
