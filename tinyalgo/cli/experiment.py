@@ -22,6 +22,11 @@ Figure 4, section 6.4):
     tinyalgo experiment automata --models DIR [DIR ...] --out figures/automata
     tinyalgo experiment figure4b --out figures/automata
 
+Stable-Baselines3's PPO and sb3-contrib's RecurrentPPO against the Q-learner
+(the sb3 extra):
+
+    tinyalgo experiment sb3-example --tasks copy reverse --steps 100000 --out figures/sb3_example
+
 A sweep skips the runs whose log it finds, loose or packed
 (``tinyalgo.experiments.table1``, ``runlogs``); an interrupted run resumes from
 its last saved segment boundary.  Options the
@@ -40,7 +45,7 @@ from tinyalgo.cli.args import UsageError, check_writable_folder, int_at_least, o
 from tinyalgo.cli.sizes import check_memory, environment_bytes
 from tinyalgo.cli.train import check_run_memory
 from tinyalgo.experiments import (appendix, automata, departures, figure3, figure4b, figure5, hazard, q_margins,
-                                  reverse_first_step, table1)
+                                  reverse_first_step, sb3_example, table1)
 from tinyalgo.experiments.runlogs import archive_path, pack
 from tinyalgo.experiments.table1 import run_sweep, table1_jobs
 from tinyalgo.experiments.table1_report import TABLE1_COLUMNS, TABLE1_ROWS, saved_rows, write_table1
@@ -315,6 +320,23 @@ def cmd_automata(args) -> int:
     return 0
 
 
+def cmd_sb3_example(args) -> int:
+    missing = sb3_example.missing_extra(args.methods)
+    if missing:
+        raise UsageError(f"sb3-example: {missing}; or leave it out with --methods")
+    check_writable_folder(args.out, "--out")
+    c = 100 * args.complexity
+    check_memory([(environment_bytes(args.instances, c), f"--complexity {args.complexity}",
+                   f"{args.instances} test instances of complexity {c} (100 x --complexity) drawn at once")])
+    command = "tinyalgo " + " ".join(sys.argv[1:])
+    print(f"sb3-example: {', '.join(args.methods)} on {', '.join(args.tasks)} -> {args.out} ({command})")
+    rows = sb3_example.run_example(args.tasks, args.methods, args.steps, args.complexity, args.q_budget,
+                                   args.instances, args.seed,
+                                   on_rows=lambda rows: sb3_example.write_rows(rows, args.out))
+    print(f"wrote {sb3_example.write_rows(rows, args.out)}")
+    return 0
+
+
 def add_model_arguments(p, instances: int, complexity: int) -> None:
     """departures and q-margins: which final addition models, tested how."""
     p.add_argument("--out", type=output_path, default=departures.DEFAULT_OUT, metavar="DIR",
@@ -401,6 +423,29 @@ def register_analyses(names) -> None:
     p.add_argument("--budget", type=int_at_least(1), default=2_000_000, metavar="CHARS",
                    help="training characters at most (default 2,000,000)")
     p.set_defaults(func=cmd_figure4b)
+
+    p = names.add_parser("sb3-example", help="Stable-Baselines3's PPO and RecurrentPPO against the Q-learner on copy"
+                                             " and reverse, tested at 1, 10 and 100 x the training complexity",
+                         description=sb3_example.__doc__.split("\n\n")[0].replace("\n", " ")
+                         + " Needs the sb3 extra (and sb3-contrib for recurrent_ppo).")
+    p.add_argument("--tasks", nargs="+", choices=list(sb3_example.ENV_IDS), default=list(sb3_example.ENV_IDS),
+                   metavar="TASK", help="copy, reverse (default both)")
+    p.add_argument("--methods", nargs="+", choices=sb3_example.METHODS, default=list(sb3_example.METHODS),
+                   metavar="METHOD", help="ppo (SB3, MLP policy), recurrent_ppo (sb3-contrib, LSTM policy), q"
+                                          " (tinyalgo's Q-learner) (default all three)")
+    p.add_argument("--steps", type=int_at_least(1), default=100_000, metavar="N",
+                   help="SB3 training steps (lane-steps) per task and method (default 100,000)")
+    p.add_argument("--complexity", type=int_at_least(2), default=6, metavar="C",
+                   help="SB3's training complexity C; every method is tested at C, 10 C and 100 C (default 6)")
+    p.add_argument("--q-budget", type=int_at_least(1), default=300_000, metavar="CHARS",
+                   help="the Q-learner's budget in characters; it stops earlier at the paper's solve"
+                        " (default 300,000)")
+    p.add_argument("--instances", type=int_at_least(1), default=50, metavar="N",
+                   help="fresh test instances at each complexity (default 50)")
+    p.add_argument("--seed", type=int_at_least(0), default=0, help="the training seed (default 0)")
+    p.add_argument("--out", type=output_path, default=sb3_example.DEFAULT_OUT, metavar="DIR",
+                   help=f"where results.csv goes (default {sb3_example.DEFAULT_OUT})")
+    p.set_defaults(func=cmd_sb3_example)
 
 
 def register(sub) -> None:
