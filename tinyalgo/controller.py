@@ -50,6 +50,16 @@ PARAM_COPIES = 4                  # parameters, gradients, a boundary copy and t
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}   # obs viewed as unsigned: negatives are huge
 
 
+def layout_mismatch(config: ControllerConfig, env):
+    """The first of (observation fields, actions, symbols) where a controller
+    of ``config`` does not fit ``env``, as (name, config's, env's); None if it fits."""
+    need = dict(obs_sizes=tuple(env.obs_sizes), n_actions=env.n_actions, n_symbols=env.vocab.size)
+    for name, value in need.items():
+        if tuple(np.atleast_1d(getattr(config, name))) != tuple(np.atleast_1d(value)):
+            return name, getattr(config, name), value
+    return None
+
+
 def memory_bytes(units: int, layers: int, core: str, batch: int = 0, steps: int = 0, itemsize: int = 8) -> int:
     """An upper bound of a controller's memory: its parameters (x
     ``PARAM_COPIES``) and a rollout's caches of ``batch`` lanes x ``steps``."""
@@ -124,12 +134,10 @@ class Controller:
         """A ValueError unless this controller can act in ``env``: the same
         observation fields, actions and symbols, and, where known, the task
         and base it was trained on."""
-        c = self.config
-        want = dict(obs_sizes=tuple(env.obs_sizes), n_actions=env.n_actions, n_symbols=env.vocab.size)
-        for name, value in want.items():
-            if tuple(np.atleast_1d(getattr(c, name))) != tuple(np.atleast_1d(value)):
-                raise ValueError(f"the controller has {name} {getattr(c, name)}; {env.task.name} in base"
-                                 f" {env.task.base} needs {value}")
+        mismatch = layout_mismatch(self.config, env)
+        if mismatch:
+            name, have, need = mismatch
+            raise ValueError(f"the controller has {name} {have}; {env.task.name} in base {env.task.base} needs {need}")
         if self.task is not None and self.task != (env.task.name, env.task.base):
             raise ValueError(f"the controller was trained on {self.task[0]} in base {self.task[1]}; the environment"
                              f" is {env.task.name} in base {env.task.base}")

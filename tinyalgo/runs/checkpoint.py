@@ -11,7 +11,7 @@ import zipfile
 
 import numpy as np
 
-from tinyalgo.controller import Controller, ControllerConfig
+from tinyalgo.controller import Controller, ControllerConfig, layout_mismatch
 from tinyalgo.environment import Environment
 from tinyalgo.qtraining import RunState
 from tinyalgo.runs.config import QConfig, SupervisedConfig
@@ -110,12 +110,12 @@ def load_checkpoint(path, task: str | None = None, base: int | None = None):
         bad = int(params[name].size - np.isfinite(params[name]).sum())
         if bad:
             fail(f"parameter {name} has {bad} NaN or infinite values (a run that diverged); it cannot be used")
-    extra = header.get("extra", {})
+    extra = header["extra"]                      # a dict (check_header)
+    saved = extra.get("config") if isinstance(extra.get("config"), dict) else {}
     if task is not None or base is not None:
-        check_task(fail, config, extra.get("config", {}) if isinstance(extra, dict) else {}, task, base)
+        check_task(fail, config, saved, task, base)
     controller = Controller(config, params={k: params[k] for k in expected})
-    saved = extra.get("config", {}) if isinstance(extra, dict) else {}
-    if isinstance(saved, dict) and isinstance(saved.get("task"), str):
+    if isinstance(saved.get("task"), str):
         controller.task = (saved["task"], saved.get("base", 10))
     return controller, extra
 
@@ -130,8 +130,7 @@ def check_task(fail, config: ControllerConfig, saved: dict, task: str, base: int
     task, base = task or saved_task, base or saved_base or 10
     if task is None:
         return
-    env = Environment(task, batch_size=1, base=base)
-    want = dict(obs_sizes=tuple(env.obs_sizes), n_actions=env.n_actions, n_symbols=env.vocab.size)
-    for name, value in want.items():
-        if tuple(np.atleast_1d(getattr(config, name))) != tuple(np.atleast_1d(value)):
-            fail(f"its controller has {name} {getattr(config, name)}, {task} in base {base} needs {value}")
+    mismatch = layout_mismatch(config, Environment(task, batch_size=1, base=base))
+    if mismatch:
+        name, have, need = mismatch
+        fail(f"its controller has {name} {have}, {task} in base {base} needs {need}")
