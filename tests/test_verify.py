@@ -265,3 +265,85 @@ def test_verify_loop_command_reports_each_round(tmp_path, capsys):
     report = json.loads((tmp_path / "loop" / "loop.json").read_text())
     assert report["report"]["verdict"] == "proved" and report["rounds"][-1]["verdict"] == "proved"
     assert len(report["counterexamples"]) == len(report["rounds"]) - 1 >= 1
+
+
+@pytest.fixture(scope="module")
+def trained_reverse():
+    """A feed-forward reverse controller trained by Q-learning to the paper's solve (about 1.5 s), its run's
+    configuration and state."""
+    from tinyalgo.qtraining import QTrainer
+    from tinyalgo.runs.config import QConfig
+    cfg = QConfig(task="reverse", controller="ff", seed=0, budget=2_000_000, confirm_length=0)
+    trainer = QTrainer(cfg, log=lambda line: None)
+    state = trainer.run()
+    assert state.solved_at is not None
+    return trainer.controller, cfg, state
+
+
+def _damaged(trained):
+    """The trained controller made to read the digit 3 as a 5: its embedding row for 3 is the one for 5."""
+    controller = copying.deepcopy(trained[0])
+    controller.params["embed.w"][3] = controller.params["embed.w"][5]
+    return controller
+
+
+def test_the_loop_trains_a_network_that_fails_its_counterexample_until_its_machine_is_proved(trained_reverse):
+    from tinyalgo.automata.loop import refine
+    from tinyalgo.automata.retrain import retrain, solves
+    _, cfg, state = trained_reverse
+    controller = _damaged(trained_reverse)
+    before = {k: v.copy() for k, v in controller.params.items()}
+    calls, lines = [], []
+
+    def train(net, counterexamples):
+        calls.append(len(counterexamples))
+        assert not solves(net, "reverse", 10, concatenate_all(counterexamples)).all()
+        return retrain(net, cfg, state, counterexamples, max_updates=500, check_every=25, log=lines.append)
+
+    out = refine(controller, "reverse", 10, complexities=[2, 10], instances=20, corners=False, rounds=4, train=train,
+                 log=lines.append)
+    first, last = out["rounds"][0], out["rounds"][-1]
+    assert first["verdict"] == "counterexample" and not first["network_solves"]
+    assert 3 in np.asarray(out["counterexamples"][0]["cells"]).ravel().tolist()       # the digit it misreads
+    assert first["training"]["fixed"] and first["training"]["solved_counterexamples"] == 1 and calls[0] == 1
+    assert last["verdict"] == "proved" and out["trained"]
+    assert any(not np.array_equal(before[k], v) for k, v in controller.params.items())
+    again = concatenate_all([rebuild(d) for d in out["counterexamples"]])
+    assert solves(controller, "reverse", 10, again).all()
+    assert any("counterexamples solved" in line for line in lines)
+    stopped = refine(_damaged(trained_reverse), "reverse", 10, complexities=[2, 10], instances=20, corners=False,
+                     rounds=4)
+    assert stopped["rounds"][-1]["stopped"].startswith("the network fails the counterexample too")
+    assert not stopped["trained"] and stopped["report"]["verdict"] == "counterexample"
+
+
+def concatenate_all(batches):
+    from tinyalgo.tasks.instances import concatenate
+    return concatenate(batches, Vocabulary(10).NONE)
+
+
+
+def test_verify_loop_command_trains_the_network_and_saves_it(trained_reverse, tmp_path, capsys):
+    from dataclasses import asdict
+
+    from tinyalgo.automata.machine import load_machine
+    from tinyalgo.runs.checkpoint import load_checkpoint, save_checkpoint
+    _, cfg, state = trained_reverse
+    model = tmp_path / "model.npz"
+    save_checkpoint(model, _damaged(trained_reverse), dict(mode="qlearning", config=asdict(cfg), run=asdict(state)))
+    common = [str(model), "--complexities", "2", "10", "--instances", "20", "--no-corners", "--rounds", "4"]
+    assert main(["verify-loop", *common, "--out", str(tmp_path / "no-training"), "--train-updates", "0"]) == 0
+    assert "which the network fails too" in capsys.readouterr().out
+    assert not (tmp_path / "no-training" / "checkpoint.npz").exists()
+    assert main(["verify-loop", *common, "--out", str(tmp_path / "loop")]) == 0
+    text = capsys.readouterr().out
+    assert "which the network fails too" in text and "counterexamples solved, the test 100%" in text
+    assert "proved after" in text
+    trained, extra = load_checkpoint(tmp_path / "loop" / "checkpoint.npz")
+    assert extra["retrained"]["source"] == str(model) and extra["config"]["task"] == "reverse"
+    machine = load_machine(tmp_path / "loop" / "machine.json")
+    assert verify(machine)["verdict"] == "proved"
+    counterexample = rebuild(json.loads((tmp_path / "loop" / "loop.json").read_text())["counterexamples"][0])
+    from tinyalgo.automata.retrain import solves
+    assert solves(trained, "reverse", 10, counterexample).all()
+    assert not solves(_damaged(trained_reverse), "reverse", 10, counterexample).any()

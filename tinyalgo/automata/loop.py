@@ -8,8 +8,11 @@ Each round: the machine (extracted, or given for the first round); the
 verdict; for a counterexample, its length and whether the network itself
 solves it.  A counterexample the network solves shows a transition the
 recording never needed: recording the network on it adds that transition.
-One the network fails shows the network wrong there; training it on the
-counterexamples is not done here: the loop stops and says so.
+One the network fails shows the network wrong there: with ``train`` (e.g.
+``tinyalgo.automata.retrain.retrain`` bound to the run's configuration) the
+network is trained on the counterexamples found so far and the curriculum's
+instances until it solves them, and the next round extracts the trained
+network's machine; without it the loop stops and says so.
 
 With ``complete``, each extracted machine first has its (state, symbol)
 pairs never recorded answered by the network (``complete_with_network``), so
@@ -62,13 +65,17 @@ def complete_with_network(machine, controller):
 
 
 def refine(controller, task, base=10, complexities=None, instances=50, seed=0, corners=True, rounds=8,
-           machine=None, verify_options=None, complete=False, log=None) -> dict:
+           machine=None, verify_options=None, complete=False, train=None, log=None) -> dict:
     """Run the loop (see the module doc) for at most ``rounds`` rounds, from
-    ``machine`` if given, else from an extraction.  Returns dict(machine (the
-    last), report (its verification), rounds [one dict a round],
-    counterexamples (their descriptions))."""
+    ``machine`` if given, else from an extraction.  ``train(controller,
+    counterexamples) -> dict`` trains the controller in place when it fails a
+    counterexample (its dict has ``fixed``: it now solves them).  Returns
+    dict(machine (the last), report (its verification), rounds [one dict a
+    round], counterexamples (as the verifier describes them: ``witness.rebuild``
+    makes each an instance again), trained (whether the
+    controller was changed))."""
     complexities = default_complexities(task) if complexities is None else list(complexities)
-    found, rows = [], []
+    found, described, rows, trained = [], [], [], False
     for r in range(rounds):
         t0 = time.perf_counter()
         if machine is None:
@@ -89,22 +96,30 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
             log(_line(row))
         if report["verdict"] != "counterexample":
             break
-        if not row["network_solves"]:
-            row["stopped"] = "the network fails the counterexample too: it needs training on it (not done here)"
-            break
         found.append(inst)
+        described.append(report["instance"])
+        if not row["network_solves"]:
+            if train is None:
+                row["stopped"] = "the network fails the counterexample too: it needs training on it"
+                break
+            row["training"] = train(controller, found)
+            trained = True
+            if log:
+                log(_trained(row["training"]))
+            if not row["training"]["fixed"]:
+                row["stopped"] = "training did not make the network solve the counterexamples and the test"
+                break
         if r + 1 == rounds:
             row["stopped"] = f"no proof in {rounds} rounds"
         else:
             machine = None                      # extract again, with the counterexamples recorded
-    return dict(machine=machine, report=report, rounds=rows,
-                counterexamples=[_as_json(i) for i in found])
+    return dict(machine=machine, report=report, rounds=rows, counterexamples=described,
+                trained=trained)
 
 
-def _as_json(inst):
-    """A counterexample as JSON (its board and targets)."""
-    return dict(x0=int(inst.x0[0]), cells=np.asarray(inst.cells[0]).tolist(),
-                targets=np.asarray(inst.targets[0]).tolist(), complexity=int(inst.complexity[0]))
+def _trained(info) -> str:
+    return (f"  trained {info['updates']} updates ({info['chars']} characters): {info['solved_counterexamples']} of"
+            f" {info['counterexamples']} counterexamples solved, the test {info['test_solved']:.0%}")
 
 
 def _line(row) -> str:

@@ -12,10 +12,13 @@ AALpy's Mealy ``.dot`` form when asked.  Exit status 0 whatever the verdict;
     tinyalgo verify-loop runs/q-reverse-ff-s0/checkpoint.npz --out runs/loop-reverse
 
 runs the counterexample-guided loop (tinyalgo/automata/loop.py) from a
-checkpoint: extract, verify, record the network on the counterexample,
-extract again, until a proof; one line a round (states, counterexample
-length, proof or not); writes DIR/machine.json (the last machine) and
-DIR/loop.json (the rounds, the counterexamples, the last verification).
+checkpoint: extract, verify, record the network on the counterexample (or,
+where the network fails it too, train the network on the counterexamples
+with the run's Q-learning: tinyalgo/automata/retrain.py), extract again,
+until a proof; one line a round (states, counterexample length, proof or
+not); writes DIR/machine.json (the last machine), DIR/loop.json (the rounds,
+the counterexamples, the last verification) and, when it trained the
+network, DIR/checkpoint.npz (the trained network, whose machine is the last).
 """
 from __future__ import annotations
 
@@ -24,10 +27,14 @@ import os
 from tinyalgo.automata.export import save_aalpy, save_dot
 from tinyalgo.automata.loop import refine
 from tinyalgo.automata.machine import load_machine
+from tinyalgo.automata.retrain import retrain
 from tinyalgo.automata.verify import SPECS, verify
 from tinyalgo.cli.automaton import add_extraction_arguments
 from tinyalgo.cli.args import (UsageError, check_writable_file, check_writable_folder, checkpoint_task, int_at_least,
                                output_path)
+from tinyalgo.qtraining import RunState
+from tinyalgo.runs.checkpoint import load_checkpoint, save_checkpoint
+from tinyalgo.runs.config import QConfig
 from tinyalgo.runs.fileio import atomic_write_json
 
 
@@ -74,11 +81,22 @@ def cmd_verify_loop(args) -> int:
     controller, task, base = checkpoint_task(args.checkpoint, args.task)
     if task not in SPECS:
         raise UsageError(f"{args.checkpoint}: a controller of task {task!r}, which the verifier does not know")
+    _, extra = load_checkpoint(args.checkpoint)
+    train = None
+    if args.train_updates and "run" in extra:
+        cfg, state = QConfig.from_saved(extra["config"]), RunState(**extra["run"])
+        def train(net, counterexamples):
+            return retrain(net, cfg, state, counterexamples, args.train_updates, seed=args.seed, log=print)
+    elif args.train_updates:
+        print(f"{args.checkpoint} holds no run to go on with (no Q-learning run state): the network is not trained")
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     out = refine(controller, task, base, args.complexities, args.instances, args.seed, not args.no_corners,
-                 args.rounds, complete=args.complete, log=print)
+                 args.rounds, complete=args.complete, train=train, log=print)
     os.makedirs(args.out, exist_ok=True)
     out["machine"].save(os.path.join(args.out, "machine.json"))
+    if out["trained"]:
+        save_checkpoint(os.path.join(args.out, "checkpoint.npz"), controller,
+                        dict(extra, retrained=dict(source=args.checkpoint, rounds=out["rounds"])))
     atomic_write_json(os.path.join(args.out, "loop.json"),
                       dict(checkpoint=args.checkpoint, task=task, base=base, rounds=out["rounds"],
                            counterexamples=out["counterexamples"], report=out["report"]))
@@ -115,6 +133,9 @@ def register(sub) -> None:
                       help="do not record the task's corner instances (default: recorded)")
     loop.add_argument("--seed", type=int_at_least(0), default=0,
                       help="seed of the recorded instances and of k-means (default 0)")
+    loop.add_argument("--train-updates", type=int_at_least(0), default=2000, metavar="N",
+                      help="where the network fails a counterexample, train it (the run's Q-learning, half the"
+                           " episodes on the counterexamples) for at most N updates; 0: stop there (default 2000)")
     loop.add_argument("--complete", action="store_true",
                       help="answer each machine's pairs never recorded by the network before verifying it"
                            " (default: they move left without writing, as MachineAgent without a controller)")
