@@ -347,3 +347,34 @@ def test_verify_loop_command_trains_the_network_and_saves_it(trained_reverse, tm
     from tinyalgo.automata.retrain import solves
     assert solves(trained, "reverse", 10, counterexample).all()
     assert not solves(_damaged(trained_reverse), "reverse", 10, counterexample).any()
+
+
+def test_the_certified_table_joins_the_training_runs_with_the_loops(tmp_path, capsys):
+    runs = tmp_path / "runs.csv"
+    runs.write_text("task,seed,minutes,solved_fraction_100,solved_fraction_1000\n"
+                    "addition,100,10.5,1.0,0.98\naddition,101,9.0,1.0,0.5\n")
+    loops = []
+    for seed, rounds in ((100, [dict(round=0, states=30, verdict="proved", length=None, extract_seconds=5.0,
+                                     verify_seconds=0.5)]),
+                         (101, [dict(round=0, states=40, verdict="counterexample", length=2, extract_seconds=6.0,
+                                     verify_seconds=0.1, network_solves=False,
+                                     training=dict(fixed=True, updates=75, chars=1000)),
+                                dict(round=1, states=41, verdict="counterexample", length=3, extract_seconds=7.0,
+                                     verify_seconds=0.2, network_solves=True)])):
+        folder = tmp_path / f"loop-addition-s{seed}"
+        folder.mkdir()
+        (folder / "loop.json").write_text(json.dumps(dict(
+            checkpoint=f"somewhere/addition-full-s{seed}/checkpoint.npz", task="addition", rounds=rounds)))
+        loops.append(str(folder))
+    assert main(["experiment", "certified", "--runs", str(runs), "--loops", *loops, "--out", str(tmp_path / "t")]) == 0
+    table = (tmp_path / "t" / "certified.md").read_text()
+    assert "### addition: 1 of 2 seeds proved" in table
+    assert "| 100 | 1.0 | 0.98 | 10.5 | 30 | yes | 1 | - | 5.0 | 0.5 |" in table
+    assert "| 101 | 1.0 | 0.5 | 9.0 | 41 | counterexample, length 3 | 2 | 75 | 13.0 | 0.3 |" in table
+    rows = (tmp_path / "t" / "certified.csv").read_text().splitlines()
+    assert rows[0].startswith("task,seed,solved_100") and len(rows) == 3
+    capsys.readouterr()
+    assert main(["experiment", "certified", "--runs", str(runs), "--loops", str(tmp_path), "--out",
+                 str(tmp_path / "t")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no loop.json there" in err[0]

@@ -44,8 +44,8 @@ import sys
 from tinyalgo.cli.args import UsageError, check_writable_folder, int_at_least, output_path, refuse_given
 from tinyalgo.cli.sizes import check_memory, environment_bytes
 from tinyalgo.cli.train import check_run_memory
-from tinyalgo.experiments import (appendix, automata, departures, figure3, figure4b, figure5, hazard, q_margins,
-                                  reverse_first_step, sb3_example, table1)
+from tinyalgo.experiments import (appendix, automata, certified, departures, figure3, figure4b, figure5, hazard,
+                                  q_margins, reverse_first_step, sb3_example, table1)
 from tinyalgo.experiments.runlogs import archive_path, pack
 from tinyalgo.experiments.table1 import run_sweep, table1_jobs
 from tinyalgo.experiments.table1_report import TABLE1_COLUMNS, TABLE1_ROWS, saved_rows, write_table1
@@ -320,6 +320,20 @@ def cmd_automata(args) -> int:
     return 0
 
 
+def cmd_certified(args) -> int:
+    check_writable_folder(args.out, "--out")
+    for path in args.runs:
+        if not os.path.isfile(path):
+            raise UsageError(f"--runs {path}: no such file")
+    for folder in args.loops:
+        if not os.path.isfile(os.path.join(folder, "loop.json")):
+            raise UsageError(f"--loops {folder}: no loop.json there (made by tinyalgo verify-loop --out {folder})")
+    rows = certified.write(args.runs, args.loops, args.out)
+    print(certified.markdown(rows))
+    print(f"wrote {os.path.join(args.out, 'certified.csv')} and certified.md")
+    return 0
+
+
 def cmd_sb3_example(args) -> int:
     missing = sb3_example.missing_extra(args.methods)
     if missing:
@@ -412,6 +426,17 @@ def register_analyses(names) -> None:
     p.add_argument("--redraw", action="store_true",
                    help="draw every machine JSON of --out again before the table (default off)")
     p.set_defaults(func=cmd_automata)
+
+    p = names.add_parser("certified", help="a table per task of the verify-loop results on fresh seeds (issue 27)",
+                         description=certified.__doc__.split("\n\n")[0].replace("\n", " "))
+    p.add_argument("--runs", nargs="+", required=True, metavar="CSV",
+                   help="the training sweeps' CSVs (tinyalgo experiment table1 --summarize), for the networks'"
+                        " solved fractions (required)")
+    p.add_argument("--loops", nargs="+", required=True, metavar="DIR",
+                   help="tinyalgo verify-loop output folders (required)")
+    p.add_argument("--out", type=output_path, required=True, metavar="DIR",
+                   help="where certified.csv and certified.md go (required)")
+    p.set_defaults(func=cmd_certified)
 
     p = names.add_parser("figure4b", help="an LSTM trained on 1-2 digits of reverse and its machine (Figure 4b)",
                          description=figure4b.__doc__.split("\n\n")[0].replace("\n", " "))
