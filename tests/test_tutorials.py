@@ -1,15 +1,20 @@
-"""The tutorials.  In the package, each runs top to bottom as a plain script in
-fast mode, every ``assert`` in it holding, and writes its figures; with any
-function an assignment asks for made wrong, the tutorial that teaches it fails
-on the ``assert`` that states what it computes.  On a student's copy of every
-assignment (``tinyalgo assignment make``) each still runs to its end: a cell
-that needs a function still stubbed says which one and which assignment
+"""The tutorials.  With any function an assignment asks for made wrong, the
+tutorial that teaches it fails on the ``assert`` that states what it computes.
+On a student's copy of every assignment (``tinyalgo assignment make``) each
+runs to its end as a plain script in fast mode: a cell that needs a function
+still stubbed says which one and which assignment
 (``tinyalgo.assignments.tutorial.skip_if_stub``), and every assignment is named
-by the tutorial that teaches it; on a solution copy every cell runs.
-Tutorial 02's "your turn" teaches before and after the student's work."""
+by the tutorial that teaches it.  On a solution copy, which is the package with
+the fast twins of the assignments' functions stubbed, every cell runs, every
+``assert`` holds and the figures are written: in a Jupyter kernel, as the
+tutorial's notebook with its figures inline, when the ``notebooks`` extra is
+installed, otherwise as a plain script.  Tutorial 02's "your turn" teaches
+before and after the student's work."""
 import contextlib
 import importlib
+import importlib.util
 import inspect
+import json
 import os
 import pathlib
 import re
@@ -27,6 +32,7 @@ import pytest
 
 from tinyalgo.assignments import tutorial
 from tinyalgo.assignments.make import make
+from tinyalgo.assignments.notebook import notebook_path
 from tinyalgo.assignments.registry import ASSIGNMENTS
 from tinyalgo.assignments.tutorial import skip_if_stub
 from tinyalgo.tasks.base import DOWN, UP
@@ -50,16 +56,6 @@ def functions_of(assignment) -> set:
 
 
 # ------------------------------------------------------------------ the package
-@pytest.mark.parametrize("path", TUTORIALS, ids=[p.name for p in TUTORIALS])
-def test_tutorial_runs_on_the_package(path, monkeypatch, tmp_path, capsys):
-    monkeypatch.setenv("TINYALGO_FAST", "1")
-    monkeypatch.chdir(tmp_path)
-    runpy.run_path(str(path), run_name="__main__")
-    assert "this cell needs" not in capsys.readouterr().out            # nothing is a stub here
-    for name in FIGURES.get(number(path), []):
-        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
-
-
 def test_every_assignment_names_a_tutorial_that_exists():
     numbers = sorted(number(p) for p in TUTORIALS)
     assert numbers == sorted(set(numbers)), "two tutorials share a number"
@@ -207,14 +203,47 @@ def test_a_wrong_taught_function_fails_its_tutorial_on_the_assert_that_teaches_i
 
 
 # ------------------------------------------------------------------ student copies
-def run_tutorial(copy: pathlib.Path, path: pathlib.Path) -> dict:
-    """Run ``path`` (in ``copy``'s tutorials) as a student would: a plain script, the copy's package first."""
+KERNEL = all(importlib.util.find_spec(m) for m in ("nbclient", "nbformat", "ipykernel"))      # the notebooks extra
+# A notebook run in a Jupyter kernel started in its folder, saved with its outputs (also when a cell fails).
+EXECUTE = """\
+import sys
+
+import nbclient
+import nbformat
+
+nb = nbformat.read(sys.argv[1], as_version=4)
+try:
+    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": "."}}).execute()
+finally:
+    nbformat.write(nb, sys.argv[2])
+"""
+
+
+def run_tutorial(copy: pathlib.Path, path: pathlib.Path, kernel: bool = False) -> dict:
+    """Run ``path`` (in ``copy``'s tutorials) as a student would, the copy's package first: a plain script, or
+    with ``kernel`` its notebook in Jupyter (the kernel's own inline backend).  {"returncode", "stdout" (in a
+    kernel: what the cells printed), "stderr", "seconds", "notebook" (in a kernel: the notebook with its
+    outputs, as JSON)}."""
     env = dict(os.environ, PYTHONPATH=str(copy), TINYALGO_FAST="1", MPLBACKEND="Agg")
+    command = [sys.executable, path.name]
+    if kernel:
+        del env["MPLBACKEND"]
+        executed = path.with_name(path.stem + ".executed.ipynb")
+        command = [sys.executable, "-c", EXECUTE, notebook_path(path).name, executed.name]
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, path.name], cwd=path.parent, env=env, capture_output=True, text=True,
-                          timeout=600)
-    return dict(returncode=done.returncode, stdout=done.stdout, stderr=done.stderr,
-                seconds=time.perf_counter() - start)
+    done = subprocess.run(command, cwd=path.parent, env=env, capture_output=True, text=True, timeout=600)
+    run = dict(returncode=done.returncode, stdout=done.stdout, stderr=done.stderr,
+               seconds=time.perf_counter() - start, notebook=None)
+    if kernel and executed.exists():
+        run["notebook"] = json.loads(executed.read_text(encoding="utf-8"))
+        run["stdout"] = "".join(text(o) for c in run["notebook"]["cells"] for o in c.get("outputs", [])
+                                if o["output_type"] == "stream" and o["name"] == "stdout")
+    return run
+
+
+def text(output) -> str:
+    """A notebook output's text (nbformat keeps a multi-line text as a list of lines)."""
+    return "".join(output["text"]) if isinstance(output["text"], list) else output["text"]
 
 
 def make_copy(names, out, solution=False) -> pathlib.Path:
@@ -226,8 +255,9 @@ def make_copy(names, out, solution=False) -> pathlib.Path:
 
 @pytest.fixture(scope="module")
 def copies(tmp_path_factory):
-    """Every tutorial run on a stub copy and on a solution copy of all assignments, in parallel
-    (the solution copy's runs first, the later tutorials, which train, first of all):
+    """Every tutorial run on a stub copy (a plain script) and on a solution copy (its notebook in a kernel
+    when the notebooks extra is installed, else a plain script) of all assignments, in parallel (the
+    solution copy's runs first, the later tutorials, which train, first of all):
     {("stub" | "solution", "NN"): run}."""
     root = tmp_path_factory.mktemp("copies")
     folders = {"solution": make_copy(list(ASSIGNMENTS), root / "solution", solution=True),
@@ -235,9 +265,10 @@ def copies(tmp_path_factory):
     jobs = [(kind, path) for kind, copy in folders.items()
             for path in sorted((copy / "tutorials").glob("*.py"), reverse=True)]
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 1)) as pool:
-        runs = list(pool.map(lambda job: run_tutorial(folders[job[0]], job[1]), jobs))
+        runs = list(pool.map(lambda job: run_tutorial(folders[job[0]], job[1], KERNEL and job[0] == "solution"),
+                             jobs))
     for (kind, path), run in zip(jobs, runs):
-        print(f"{kind:8s} copy: {path.name} ran in {run['seconds']:.1f} s")
+        print(f"{kind:8s} copy: {path.name} ran in {run['seconds']:.1f} s" + (" (kernel)" if run["notebook"] else ""))
     return {(kind, number(path)): dict(run, folder=path.parent) for (kind, path), run in zip(jobs, runs)}
 
 
@@ -278,11 +309,24 @@ def test_every_assignment_is_named_by_its_tutorial(copies, tmp_path):
 
 @pytest.mark.parametrize("path", TUTORIALS, ids=[p.name for p in TUTORIALS])
 def test_on_a_solution_copy_every_cell_runs(copies, path):
+    """Every cell runs and every ``assert`` holds; the figures are written, and in a kernel each figure the
+    tutorial shows (``show(fig)``) is inline as a PNG."""
     run = copies["solution", number(path)]
     check_ran_to_the_end(run)
     assert "this cell needs" not in run["stdout"], run["stdout"][-2000:]
     for name in FIGURES.get(number(path), []):
-        assert (run["folder"] / name).stat().st_size > 10_000, name
+        figure = (run["folder"] / name).read_bytes()
+        assert figure[:8] == b"\x89PNG\r\n\x1a\n" and len(figure) > 10_000, name
+    if KERNEL:
+        assert run["notebook"], "the notebook was not saved after its run"
+        code = [c for c in run["notebook"]["cells"] if c["cell_type"] == "code"]
+        assert all(c["execution_count"] is not None for c in code)
+        outputs = [o for c in code for o in c["outputs"]]
+        assert not [o for o in outputs if o["output_type"] == "error"]
+        shown = len(re.findall(r"\bshow\(", path.read_text(encoding="utf-8")))     # each show(fig) draws one figure
+        inline = sum("image/png" in o.get("data", {}) for o in outputs
+                     if o["output_type"] in ("display_data", "execute_result"))
+        assert inline >= shown, f"{shown} figures drawn, {inline} shown inline as PNG"
 
 
 # ------------------------------------------------------------------ tutorial 02's "your turn"
