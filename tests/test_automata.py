@@ -257,7 +257,7 @@ def test_merging_recorded_alternatives_joins_over_split_states_and_refuses_clash
 
 
 def test_suffix_tests_are_recorded_paths_and_longer_tags_split_no_less(reverse_extraction):
-    from tinyalgo.automata.extract import behaviour_tags, suffix_tests
+    from tinyalgo.automata.behaviour import behaviour_tags, suffix_tests
     rec = record(reverse_controller(), "reverse", [6], instances=3, seed=2)
     rows = np.nonzero(rec.first)[0]
     inputs, moves = suffix_tests(rec, rows, 3, 10, np.random.default_rng(0))
