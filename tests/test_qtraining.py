@@ -235,8 +235,10 @@ def learning_rates(monkeypatch, cfg, evaluate=None):
 
 def test_solved_lr_takes_over_once_solved(monkeypatch):
     """solved_lr: the SGD steps use lr until the paper's solve is recorded,
-    solved_lr after it."""
-    trainer, _, used = learning_rates(monkeypatch, small(confirm_length=60, confirm_passes=3, solved_lr=0.03))
+    solved_lr after it (the solve at 81,000 characters, then about 40 steps until the budget ends the run,
+    length 60 passed once and failed since)."""
+    trainer, _, used = learning_rates(monkeypatch, small(confirm_length=60, confirm_passes=3, solved_lr=0.03,
+                                                         budget=100_000))
     assert trainer.state.solved_at is not None
     assert {lr for lr, solved, _ in used if not solved} == {0.1} and {lr for lr, solved, _ in used if solved} == {0.03}
 
