@@ -378,3 +378,49 @@ def test_the_certified_table_joins_the_training_runs_with_the_loops(tmp_path, ca
                  str(tmp_path / "t")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no loop.json there" in err[0]
+
+
+def test_a_round_keeps_the_first_proved_machine_else_the_one_replaying_most(monkeypatch):
+    from tinyalgo.automata import loop
+    good = reverse_machine(4)
+    bad, worse = [m for _, m in mutants(good, np.random.default_rng(3), 50)
+                  if verify(m)["verdict"] == "counterexample"][:2]
+    offered = []
+
+    def fake(controller, rec, seed=0):
+        for i, (m, replayed) in enumerate(rec):
+            offered.append(i)
+            yield dict(k=i + 1), m, replayed
+
+    monkeypatch.setattr(loop, "candidates", fake)
+    machine, report, how, tried = loop.select(None, [(bad, 0.9), (good, 0.5), (worse, 1.0)])
+    assert machine is good and report["verdict"] == "proved" and how == dict(k=2, replay=0.5) and tried == 2
+    assert offered == [0, 1]                               # nothing is verified after a proof
+    machine, report, how, tried = loop.select(None, [(bad, 0.9), (worse, 0.95)])
+    assert machine is worse and report["verdict"] == "counterexample" and tried == 2
+
+
+def test_behaviour_tags_in_the_previous_symbols_context_never_mix_contexts():
+    from tinyalgo.automata.behaviour import behaviour_tags, contexts
+    from tinyalgo.automata.record import record
+    from tinyalgo.controller import make_controller
+    from tinyalgo.environment import Environment
+    from tinyalgo.runs.config import QConfig
+    net = make_controller(Environment("addition", batch_size=1), QConfig(task="addition", units=8), seed=1)
+    rec = record(net, "addition", [2, 6], instances=8, seed=0)
+    keys, group = contexts(rec, "previous")
+    previous = np.full(len(rec), -1)
+    previous[rec.next_row[rec.next_row >= 0]] = rec.obs[rec.next_row >= 0, 0]
+    assert (keys[group][:, :4] == rec.obs[:, 1:5]).all() and (keys[group][:, 4] == previous).all()
+    narrow = behaviour_tags(rec, net, context="previous")
+    for t in np.unique(narrow):
+        assert len(np.unique(group[narrow == t])) == 1
+    from tinyalgo.automata.behaviour import run_tests
+    g = np.bincount(group).argmax()                         # the biggest context: tags are its one-step answers
+    rows = np.nonzero(group == g)[0]
+    answers = run_tests(net.frozen(), rec.state[rows], keys[g][:4], np.unique(rec.obs[rows, 0])[:, None],
+                        rec.n_moves, Vocabulary(10).NONE)
+    same_answers = (answers[:, None, :] == answers[None, :, :]).all(axis=2)
+    assert (same_answers == (narrow[rows][:, None] == narrow[rows][None, :])).all()
+    with pytest.raises(ValueError, match="context must be one of feedback, previous"):
+        behaviour_tags(rec, net, context="column")

@@ -14,6 +14,15 @@ network is trained on the counterexamples found so far and the curriculum's
 instances until it solves them, and the next round extracts the trained
 network's machine; without it the loop stops and says so.
 
+Each round verifies several extractions of one recording, in order, and
+keeps the first that is proved, else the one that replays the most recorded
+episodes (its counterexample is the round's): the behaviour tags of ``tinyalgo
+automaton`` (feedback fields, six steps) and the one-step tags of the narrower
+context (feedback fields and the previous symbol, tinyalgo/automata/behaviour.py),
+each with k = 1, 2, 4, ..., 32 k-means clusters.  A proof is a proof whichever
+extraction gave it; how close the machine is to the network is measured apart
+(``extract.fidelity``).
+
 With ``complete``, each extracted machine first has its (state, symbol)
 pairs never recorded answered by the network (``complete_with_network``), so
 the machine verified is the network's wherever the network is asked, not the
@@ -26,7 +35,8 @@ import time
 import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
-from tinyalgo.automata.extract import CORNER_DIGITS, behaviour_tags, choose_clusters, default_complexities
+from tinyalgo.automata.behaviour import behaviour_tags
+from tinyalgo.automata.extract import CORNER_DIGITS, choose_clusters, default_complexities, machines, replay
 from tinyalgo.automata.record import record
 from tinyalgo.automata.verify import verify
 from tinyalgo.automata.witness import make, rebuild
@@ -36,18 +46,61 @@ from tinyalgo.tasks.corners import corner_batch
 from tinyalgo.tasks.instances import concatenate
 
 
-def extract_with(controller, task, base, complexities, instances, seed, corners, extra):
-    """The reduced machine extracted (as ``extract.extract``: recording, behaviour
-    tags of depth 6, the search over k) from a recording that also runs the
+# The extractions a round verifies, in order (see the module doc).
+TAG_VARIANTS = (dict(context="feedback", depth=6, tests=8), dict(context="previous", depth=1, tests=1))
+K_VALUES = (1, 2, 4, 8, 16, 32)
+
+
+def recording_with(controller, task, base, complexities, instances, seed, corners, extra):
+    """The recording of ``extract.extract`` (fresh instances of each
+    complexity, the corner instances if ``corners``) that also runs the
     instances of ``extra`` (a list of one-instance batches: counterexamples)."""
-    vocab = make(task, base).vocab
     parts = ([corner_batch(task, CORNER_DIGITS, base)] if corners else []) + list(extra)
     parts = [p for p in parts if p is not None]
-    canned = concatenate(parts, vocab.NONE) if parts else None
-    rec = record(controller, task, complexities, instances, base, seed, canned)
+    canned = concatenate(parts, make(task, base).vocab.NONE) if parts else None
+    return record(controller, task, complexities, instances, base, seed, canned)
+
+
+def extract_with(controller, task, base, complexities, instances, seed, corners, extra):
+    """The reduced machine that ``extract.extract`` chooses (behaviour tags of
+    depth 6, the search over k) from ``recording_with``'s recording."""
+    rec = recording_with(controller, task, base, complexities, instances, seed, corners, extra)
     tags = behaviour_tags(rec, controller, 6, 8, seed) if rec.state.shape[1] else None
-    _, _, _, reduced, _ = choose_clusters(rec, seed, 256, None, tags)
-    return reduced
+    return choose_clusters(rec, seed, 256, None, tags)[3]
+
+
+def candidates(controller, rec, seed: int = 0):
+    """The machines a round verifies, in order: yields (how it was extracted,
+    reduced machine, the fraction of recorded episodes it replays).  A
+    feed-forward controller has one."""
+    if rec.state.shape[1] == 0:
+        reduced = machines(rec, 1, seed)[2]
+        yield dict(k=1), reduced, replay(reduced, rec)
+        return
+    for variant in TAG_VARIANTS:
+        tags = behaviour_tags(rec, controller, variant["depth"], variant["tests"], seed, context=variant["context"])
+        for k in K_VALUES:
+            reduced = machines(rec, k, seed, tags)[2]
+            yield dict(variant, k=k), reduced, replay(reduced, rec)
+
+
+def select(controller, rec, seed: int = 0, complete: bool = False, verify_options=None) -> tuple:
+    """Verify the ``candidates`` of ``rec`` in order; (machine, its
+    verification, how it was extracted, candidates verified) of the first
+    proved, else of the one replaying the most recorded episodes (then the
+    fewest states)."""
+    best, tried = None, 0
+    for how, machine, replayed in candidates(controller, rec, seed):
+        if complete:
+            machine = complete_with_network(machine, controller)
+        report = verify(machine, **(verify_options or {}))
+        tried += 1
+        score = (report["verdict"] == "proved", replayed, -machine.n_states)
+        if best is None or score > best[0]:
+            best = score, machine, report, dict(how, replay=round(replayed, 4))
+        if report["verdict"] == "proved":
+            break
+    return best[1], best[2], best[3], tried
 
 
 def complete_with_network(machine, controller):
@@ -79,13 +132,15 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     for r in range(rounds):
         t0 = time.perf_counter()
         if machine is None:
-            machine = extract_with(controller, task, base, complexities, instances, seed, corners, found)
-            if complete:
-                machine = complete_with_network(machine, controller)
-        t1 = time.perf_counter()
-        report = verify(machine, **(verify_options or {}))
+            rec = recording_with(controller, task, base, complexities, instances, seed, corners, found)
+            machine, report, how, tried = select(controller, rec, seed, complete, verify_options)
+            how = dict(how, candidates=tried)
+        else:
+            report, how = verify(machine, **(verify_options or {})), {}
+        seconds = time.perf_counter() - t0
         row = dict(round=r, states=machine.n_states, verdict=report["verdict"], length=report.get("length"),
-                   extract_seconds=round(t1 - t0, 3), verify_seconds=report["seconds"])
+                   extract_seconds=round(seconds - report["seconds"], 3), verify_seconds=report["seconds"],
+                   extraction=how)
         rows.append(row)
         if report["verdict"] == "counterexample":
             inst = rebuild(report["instance"])
@@ -127,5 +182,8 @@ def _line(row) -> str:
     if what is None:
         what = (f"counterexample of length {row['length']}, which the network "
                 f"{'solves' if row.get('network_solves') else 'fails too'}")
+    how = row.get("extraction") or {}
+    chosen = (f"; tags {how['context']} x {how['depth']} steps, k {how['k']}, {how['candidates']} machines verified"
+              if "context" in how else "")
     return (f"round {row['round']}: {row['states']} states; {what} (extraction {row['extract_seconds']:.1f} s,"
-            f" verification {row['verify_seconds']:.2f} s)")
+            f" verification {row['verify_seconds']:.2f} s{chosen})")
