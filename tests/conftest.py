@@ -12,17 +12,12 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))     # tests' shared helpe
 # first, so that the workers end together.  Serially (plain pytest) nothing here applies.
 SHARED = ("module", "package", "session")
 LONGEST_FIRST = (             # nodeid prefixes, the longest first (seconds of one core, measured)
-    "tests/test_notebooks.py::test_notebook_runs_in_a_kernel_with_its_figures_inline[05",           # 14
-    "tests/test_tutorials.py::test_tutorial_runs_on_the_package[05",                               # 10
-    "tests/test_notebooks.py::test_notebook_runs_in_a_kernel_with_its_figures_inline[04",           # 5
-    "tests/test_qtraining.py::test_solved_lr_takes_over_once_solved",                              # 5
-    "tests/test_grader.py::test_grade_all_a_class_of_six",                                         # 4
-    "tests/test_notebooks.py::test_notebook_runs_in_a_kernel_with_its_figures_inline[06",           # 4
-    "tests/test_tutorials.py::test_tutorial_runs_on_the_package[04",                               # 4
-    "tests/test_tutorials.py::test_tutorial_runs_on_the_package",
-    "tests/test_notebooks.py::test_notebook_runs_in_a_kernel_with_its_figures_inline",
-    "tests/test_qtraining.py",
+    "tests/test_tutorials.py::test_on_a_stub_copy_each_cell_says_which_stub_it_needs",   # 20, two threads: copies
+    "tests/test_tutorials.py::test_every_assignment_is_named_by_its_tutorial",           # 2
+    "tests/test_tutorials.py::test_on_a_solution_copy_every_cell_runs",
+    "tests/test_grader.py::test_grade_all_a_class_of_six",                                # 4
     "tests/test_appendix_sweeps.py",
+    "tests/test_qtraining.py",
     "tests/test_q_loop_bit_for_bit.py",
     "tests/test_grader.py",
 )
