@@ -424,3 +424,23 @@ def test_behaviour_tags_in_the_previous_symbols_context_never_mix_contexts():
     assert (same_answers == (narrow[rows][:, None] == narrow[rows][None, :])).all()
     with pytest.raises(ValueError, match="context must be one of feedback, previous"):
         behaviour_tags(rec, net, context="column")
+
+
+def test_each_counterexample_is_recorded_as_often_as_one_complexitys_fresh_instances():
+    from test_automata import reverse_controller
+    from tinyalgo.automata.loop import recording_with
+    controller = reverse_controller()
+    counterexample = rebuild(verify(damaged_reverse_machine())["instance"])
+    once = recording_with(controller, "reverse", 10, [2, 6], 5, 0, False, [counterexample])
+    often = recording_with(controller, "reverse", 10, [2, 6], 5, 0, False, [counterexample], copies=5)
+    assert once.first.sum() == 2 * 5 + 1 and often.first.sum() == 2 * 5 + 5
+    assert len(often) - len(once) == 4 * (len(once) - len(recording_with(controller, "reverse", 10, [2, 6], 5, 0,
+                                                                          False, [])))
+
+
+def damaged_reverse_machine():
+    """Figure 4a's machine with the write of a 3 removed."""
+    m = reverse_machine(10)
+    left = 1 - m.start
+    m.action[left, 3] = m.symbol[left, 3] = m.next[left, 3] = -1
+    return m

@@ -14,6 +14,11 @@ network is trained on the counterexamples found so far and the curriculum's
 instances until it solves them, and the next round extracts the trained
 network's machine; without it the loop stops and says so.
 
+Each counterexample is recorded as many times as the fresh instances of one
+complexity (``instances``): where the clusters put its steps together with
+other episodes', its steps then win the majority that decides a transition,
+so the next machine follows the network on it rather than failing it again.
+
 Each round verifies several extractions of one recording, in order, and
 keeps the first that is proved, else the one that replays the most recorded
 episodes (its counterexample is the round's): the behaviour tags of ``tinyalgo
@@ -51,11 +56,12 @@ TAG_VARIANTS = (dict(context="feedback", depth=6, tests=8), dict(context="previo
 K_VALUES = (1, 2, 4, 8, 16, 32)
 
 
-def recording_with(controller, task, base, complexities, instances, seed, corners, extra):
+def recording_with(controller, task, base, complexities, instances, seed, corners, extra, copies: int = 1):
     """The recording of ``extract.extract`` (fresh instances of each
     complexity, the corner instances if ``corners``) that also runs the
-    instances of ``extra`` (a list of one-instance batches: counterexamples)."""
-    parts = ([corner_batch(task, CORNER_DIGITS, base)] if corners else []) + list(extra)
+    instances of ``extra`` (a list of one-instance batches: counterexamples),
+    each ``copies`` times."""
+    parts = ([corner_batch(task, CORNER_DIGITS, base)] if corners else []) + list(extra) * copies
     parts = [p for p in parts if p is not None]
     canned = concatenate(parts, make(task, base).vocab.NONE) if parts else None
     return record(controller, task, complexities, instances, base, seed, canned)
@@ -132,7 +138,7 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     for r in range(rounds):
         t0 = time.perf_counter()
         if machine is None:
-            rec = recording_with(controller, task, base, complexities, instances, seed, corners, found)
+            rec = recording_with(controller, task, base, complexities, instances, seed, corners, found, instances)
             machine, report, how, tried = select(controller, rec, seed, complete, verify_options)
             how = dict(how, candidates=tried)
         else:
