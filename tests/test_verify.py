@@ -426,13 +426,13 @@ def test_behaviour_tags_in_the_previous_symbols_context_never_mix_contexts():
         behaviour_tags(rec, net, context="column")
 
 
-def test_each_counterexample_is_recorded_as_often_as_one_complexitys_fresh_instances():
+def test_a_counterexample_recorded_five_times_is_five_episodes():
     from test_automata import reverse_controller
     from tinyalgo.automata.loop import recording_with
     controller = reverse_controller()
     counterexample = rebuild(verify(damaged_reverse_machine())["instance"])
     once = recording_with(controller, "reverse", 10, [2, 6], 5, 0, False, [counterexample])
-    often = recording_with(controller, "reverse", 10, [2, 6], 5, 0, False, [counterexample], copies=5)
+    often = recording_with(controller, "reverse", 10, [2, 6], 5, 0, False, [counterexample] * 5)
     assert once.first.sum() == 2 * 5 + 1 and often.first.sum() == 2 * 5 + 5
     assert len(often) - len(once) == 4 * (len(once) - len(recording_with(controller, "reverse", 10, [2, 6], 5, 0,
                                                                           False, [])))
@@ -444,3 +444,18 @@ def damaged_reverse_machine():
     left = 1 - m.start
     m.action[left, 3] = m.symbol[left, 3] = m.next[left, 3] = -1
     return m
+
+
+def test_every_instance_of_a_short_length_is_each_board_once_with_its_answer():
+    from tinyalgo.automata.witness import every_instance
+    from tinyalgo.tasks.instances import digits_to_int
+    adds = every_instance("addition", 10, 1)
+    assert len(adds) == 100 and len({tuple(c.ravel()) for c in adds.cells}) == 100
+    for cells, targets in zip(adds.cells, adds.targets):
+        assert digits_to_int(targets[:2], 10) == int(cells[0, 0]) + int(cells[1, 0])
+    muls = every_instance("multiplication", 10, 2)
+    assert len(muls) == 800 and len({(tuple(c.ravel()), tuple(t)) for c, t in zip(muls.cells, muls.targets)}) == 800
+    assert len(every_instance("reverse", 4, 3)) == 64
+    assert every_instance("addition", 10, 2) is None and every_instance("walk", 10, 1) is None
+    m = reverse_machine(10)
+    assert run_on(m, every_instance("reverse", 10, 3))[0] == [True] * 1000

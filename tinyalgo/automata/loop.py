@@ -18,6 +18,10 @@ Each counterexample is recorded as many times as the fresh instances of one
 complexity (``instances``): where the clusters put its steps together with
 other episodes', its steps then win the majority that decides a transition,
 so the next machine follows the network on it rather than failing it again.
+Where a counterexample's length has few instances (at most 1,000: addition's
+100 of one digit, multiplication's 80 of one digit), every instance of that
+length is recorded too: the counterexample shows the recording missed cases
+there, and they can all be covered.
 
 Each round verifies several extractions of one recording, in order, and
 keeps the first that is proved, else the one that replays the most recorded
@@ -44,7 +48,7 @@ from tinyalgo.automata.behaviour import behaviour_tags
 from tinyalgo.automata.extract import CORNER_DIGITS, choose_clusters, default_complexities, machines, replay
 from tinyalgo.automata.record import record
 from tinyalgo.automata.verify import verify
-from tinyalgo.automata.witness import make, rebuild
+from tinyalgo.automata.witness import every_instance, length_of, make, rebuild
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, run_instances
 from tinyalgo.tasks.corners import corner_batch
@@ -56,12 +60,12 @@ TAG_VARIANTS = (dict(context="feedback", depth=6, tests=8), dict(context="previo
 K_VALUES = (1, 2, 4, 8, 16, 32)
 
 
-def recording_with(controller, task, base, complexities, instances, seed, corners, extra, copies: int = 1):
+def recording_with(controller, task, base, complexities, instances, seed, corners, extra):
     """The recording of ``extract.extract`` (fresh instances of each
     complexity, the corner instances if ``corners``) that also runs the
-    instances of ``extra`` (a list of one-instance batches: counterexamples),
-    each ``copies`` times."""
-    parts = ([corner_batch(task, CORNER_DIGITS, base)] if corners else []) + list(extra) * copies
+    instances of ``extra`` (a list of batches: counterexamples, each as
+    often as it should weigh, and whole lengths)."""
+    parts = ([corner_batch(task, CORNER_DIGITS, base)] if corners else []) + list(extra)
     parts = [p for p in parts if p is not None]
     canned = concatenate(parts, make(task, base).vocab.NONE) if parts else None
     return record(controller, task, complexities, instances, base, seed, canned)
@@ -138,7 +142,9 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     for r in range(rounds):
         t0 = time.perf_counter()
         if machine is None:
-            rec = recording_with(controller, task, base, complexities, instances, seed, corners, found, instances)
+            whole = [every_instance(task, base, n) for n in sorted({length_of(task, i) for i in found})]
+            rec = recording_with(controller, task, base, complexities, instances, seed, corners,
+                                 found * instances + [w for w in whole if w is not None])
             machine, report, how, tried = select(controller, rec, seed, complete, verify_options)
             how = dict(how, candidates=tried)
         else:

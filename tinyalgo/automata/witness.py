@@ -187,6 +187,27 @@ def random_instances(task_name: str, base: int, n: int, k: int, rng) -> Instance
     return task.build(rng.integers(0, base, size=(k, task.rows, n)), np.full(k, n))
 
 
+def every_instance(task_name: str, base: int, n: int, limit: int = 1000):
+    """Every instance of length ``n`` (digits), as one batch, if there are at
+    most ``limit`` of them (copy and reverse: base^n boards; addition and
+    3-number addition: base^(rows x n); multiplication: base^n numbers times
+    the multipliers 2 .. base - 1); None otherwise, and for walk (whose
+    boards are a random fill)."""
+    task = make(task_name, base)
+    digits = {"copy": n, "reverse": n, "multiplication": n}.get(task_name, getattr(task, "rows", 0) * n)
+    multipliers = base - 2 if task_name == "multiplication" else 1
+    if task_name == "walk" or base ** digits * multipliers > limit:
+        return None
+    grid = np.stack(np.unravel_index(np.arange(base ** digits), (base,) * digits), axis=1)      # (base^digits, digits)
+    k = len(grid)
+    if task_name in ("copy", "reverse"):
+        return task.build(grid, np.full(k, n), np.zeros(k, dtype=np.int64))
+    if task_name == "multiplication":
+        m = np.repeat(np.arange(2, base), k)
+        return task.build(np.tile(grid, (base - 2, 1)), m, np.full(len(m), n))
+    return task.build(grid.reshape(k, task.rows, n), np.full(k, n))
+
+
 def length_of(task_name: str, inst: Instances) -> int:
     """An instance's length: digits (walk: the distance from the start to the arrow)."""
     if task_name == "walk":
