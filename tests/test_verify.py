@@ -218,9 +218,9 @@ def test_verify_command_refuses_bad_input_in_one_line(tmp_path, capsys, argv, me
 # ------------------------------------------------------------ the counterexample-guided loop (issue 27, item 2)
 def test_the_loop_turns_a_damaged_machine_back_into_a_proved_one():
     from test_automata import reverse_controller
-    from tinyalgo.automata.loop import extract_with, refine
+    from tinyalgo.automata.loop import recording_with, refine, select
     controller = reverse_controller()                       # the network of Figure 4a
-    m = extract_with(controller, "reverse", 10, [2, 10], 20, 0, False, [])
+    m = select(controller, recording_with(controller, "reverse", 10, [2, 10], 20, 0, False, []))[0]
     assert verify(m)["verdict"] == "proved"
     damaged = copying.deepcopy(m)
     left = 1 - m.start
@@ -241,9 +241,10 @@ def test_the_loop_turns_a_damaged_machine_back_into_a_proved_one():
 
 def test_completion_by_the_network_fills_every_unknown_pair_and_keeps_the_recorded_ones():
     from test_automata import reverse_controller
-    from tinyalgo.automata.loop import complete_with_network, extract_with
+    from tinyalgo.automata.extract import machines
+    from tinyalgo.automata.loop import complete_with_network, recording_with
     controller = reverse_controller()
-    m = extract_with(controller, "reverse", 10, [2], 2, 0, False, [])
+    m = machines(recording_with(controller, "reverse", 10, [2], 2, 0, False, []), 1)[2]
     assert (m.action < 0).any()
     done = complete_with_network(m, controller)
     assert not (done.action < 0).any() and not (done.next < 0).any()

@@ -45,7 +45,7 @@ import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.behaviour import behaviour_tags
-from tinyalgo.automata.extract import CORNER_DIGITS, choose_clusters, default_complexities, machines, replay
+from tinyalgo.automata.extract import CORNER_DIGITS, default_complexities, machines, replay
 from tinyalgo.automata.record import record
 from tinyalgo.automata.verify import verify
 from tinyalgo.automata.witness import every_instance, length_of, make, rebuild
@@ -69,14 +69,6 @@ def recording_with(controller, task, base, complexities, instances, seed, corner
     parts = [p for p in parts if p is not None]
     canned = concatenate(parts, make(task, base).vocab.NONE) if parts else None
     return record(controller, task, complexities, instances, base, seed, canned)
-
-
-def extract_with(controller, task, base, complexities, instances, seed, corners, extra):
-    """The reduced machine that ``extract.extract`` chooses (behaviour tags of
-    depth 6, the search over k) from ``recording_with``'s recording."""
-    rec = recording_with(controller, task, base, complexities, instances, seed, corners, extra)
-    tags = behaviour_tags(rec, controller, 6, 8, seed) if rec.state.shape[1] else None
-    return choose_clusters(rec, seed, 256, None, tags)[3]
 
 
 def candidates(controller, rec, seed: int = 0):
