@@ -352,8 +352,8 @@ def test_verify_loop_command_trains_the_network_and_saves_it(trained_reverse, tm
 
 def test_the_certified_table_joins_the_training_runs_with_the_loops(tmp_path, capsys):
     runs = tmp_path / "runs.csv"
-    runs.write_text("task,seed,minutes,solved_fraction_100,solved_fraction_1000\n"
-                    "addition,100,10.5,1.0,0.98\naddition,101,9.0,1.0,0.5\n")
+    runs.write_text("task,column,seed,solved,minutes,solved_fraction_100,solved_fraction_1000\n"
+                    "addition,full,100,True,10.5,1.0,0.98\naddition,full,101,True,9.0,1.0,0.5\n")
     loops = []
     for seed, rounds in ((100, [dict(round=0, states=30, verdict="proved", length=None, extract_seconds=5.0,
                                      verify_seconds=0.5)]),

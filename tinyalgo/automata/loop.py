@@ -48,9 +48,7 @@ from tinyalgo.automata.behaviour import behaviour_tags
 from tinyalgo.automata.extract import CORNER_DIGITS, default_complexities, machines, replay
 from tinyalgo.automata.record import record
 from tinyalgo.automata.verify import verify
-from tinyalgo.automata.witness import every_instance, length_of, make, rebuild
-from tinyalgo.environment import Environment
-from tinyalgo.evaluation import GreedyAgent, run_instances
+from tinyalgo.automata.witness import describe, every_instance, length_of, make, rebuild, solves
 from tinyalgo.tasks.corners import corner_batch
 from tinyalgo.tasks.instances import concatenate
 
@@ -130,7 +128,7 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     makes each an instance again), trained (whether the
     controller was changed))."""
     complexities = default_complexities(task) if complexities is None else list(complexities)
-    found, described, rows, trained = [], [], [], False
+    found, rows, trained = [], [], False
     for r in range(rounds):
         t0 = time.perf_counter()
         if machine is None:
@@ -148,15 +146,12 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
         rows.append(row)
         if report["verdict"] == "counterexample":
             inst = rebuild(report["instance"])
-            env = Environment(make(task, base), batch_size=1, base=base)
-            env.load(inst)
-            row["network_solves"] = bool(run_instances(GreedyAgent(controller), env)["solved"][0])
+            row["network_solves"] = bool(solves(controller, task, base, inst)[0])
         if log:
             log(_line(row))
         if report["verdict"] != "counterexample":
             break
         found.append(inst)
-        described.append(report["instance"])
         if not row["network_solves"]:
             if train is None:
                 row["stopped"] = "the network fails the counterexample too: it needs training on it"
@@ -172,7 +167,7 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
             row["stopped"] = f"no proof in {rounds} rounds"
         else:
             machine = None                      # extract again, with the counterexamples recorded
-    return dict(machine=machine, report=report, rounds=rows, counterexamples=described,
+    return dict(machine=machine, report=report, rounds=rows, counterexamples=[describe(task, i) for i in found],
                 trained=trained)
 
 

@@ -19,18 +19,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from tinyalgo.automata.witness import make
-from tinyalgo.environment import Environment
-from tinyalgo.evaluation import GreedyAgent, run_instances
+from tinyalgo.automata.witness import make, solves
 from tinyalgo.qtraining import QTrainer, RunState
 from tinyalgo.tasks.instances import concatenate
-
-
-def solves(controller, task: str, base: int, instances) -> np.ndarray:
-    """bool (n,): which of ``instances`` the controller solves, acting greedily."""
-    env = Environment(make(task, base), batch_size=len(instances), base=base)
-    env.load(instances)
-    return run_instances(GreedyAgent(controller), env)["solved"].astype(bool)
 
 
 def retrain(controller, cfg, state: RunState, counterexamples: list, max_updates: int = 2000,

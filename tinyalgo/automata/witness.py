@@ -18,7 +18,7 @@ import numpy as np
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.board import random_digits
 from tinyalgo.environment import END_REASONS, Environment
-from tinyalgo.evaluation import run_instances
+from tinyalgo.evaluation import GreedyAgent, run_instances
 from tinyalgo.tasks import make_task
 from tinyalgo.tasks.instances import Instances, concatenate
 
@@ -224,6 +224,13 @@ def run_on(machine, instances):
     env.load(instances)
     r = run_instances(MachineAgent(machine), env)
     return r["solved"].tolist(), [END_REASONS[i] for i in r["reason"]], r["n_correct"].tolist()
+
+
+def solves(controller, task_name: str, base: int, instances) -> np.ndarray:
+    """bool (n,): which of ``instances`` the controller solves, acting greedily in the environment."""
+    env = Environment(make(task_name, base), batch_size=len(instances), base=base)
+    env.load(instances)
+    return run_instances(GreedyAgent(controller), env)["solved"].astype(bool)
 
 
 def describe(task_name: str, inst: Instances) -> dict:

@@ -182,6 +182,13 @@ def refuse_given(args, names, why: str) -> None:
 def checkpoint_task(path: str, task) -> tuple:
     """(controller, task name, base) of a checkpoint; ``task`` (or None)
     must be the task it was trained on."""
+    controller, _, task, base = checkpoint_run(path, task)
+    return controller, task, base
+
+
+def checkpoint_run(path: str, task) -> tuple:
+    """(controller, extra, task name, base) of a checkpoint, as ``checkpoint_task``
+    checks them; ``extra`` is what the run saved beside the parameters."""
     controller, extra = load_checkpoint(path)
     config = extra.get("config", {})
     trained, base = config.get("task"), config.get("base", 10)
@@ -191,4 +198,4 @@ def checkpoint_task(path: str, task) -> tuple:
     if trained is not None and task is not None and task != trained:
         raise ValueError(f"{path} was trained on task {trained!r}, not {task!r}:"
                          f" leave out --task or give --task {trained}")
-    return controller, task or trained, base
+    return controller, extra, task or trained, base

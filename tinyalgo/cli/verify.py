@@ -30,12 +30,11 @@ from tinyalgo.automata.machine import load_machine
 from tinyalgo.automata.retrain import retrain
 from tinyalgo.automata.verify import SPECS, verify
 from tinyalgo.cli.automaton import add_extraction_arguments
-from tinyalgo.cli.args import (UsageError, check_writable_file, check_writable_folder, checkpoint_task, int_at_least,
+from tinyalgo.cli.args import (UsageError, check_writable_file, check_writable_folder, checkpoint_run, int_at_least,
                                output_path)
-from tinyalgo.qtraining import RunState
-from tinyalgo.runs.checkpoint import load_checkpoint, save_checkpoint
-from tinyalgo.runs.config import QConfig
+from tinyalgo.runs.checkpoint import save_checkpoint
 from tinyalgo.runs.fileio import atomic_write_json
+from tinyalgo.runs.rundir import saved_run
 
 
 def cmd_verify(args) -> int:
@@ -78,13 +77,12 @@ def cmd_verify(args) -> int:
 
 def cmd_verify_loop(args) -> int:
     check_writable_folder(args.out, "--out")
-    controller, task, base = checkpoint_task(args.checkpoint, args.task)
+    controller, extra, task, base = checkpoint_run(args.checkpoint, args.task)
     if task not in SPECS:
         raise UsageError(f"{args.checkpoint}: a controller of task {task!r}, which the verifier does not know")
-    _, extra = load_checkpoint(args.checkpoint)
     train = None
     if args.train_updates and "run" in extra:
-        cfg, state = QConfig.from_saved(extra["config"]), RunState(**extra["run"])
+        cfg, state = saved_run(extra)
         def train(net, counterexamples):
             return retrain(net, cfg, state, counterexamples, args.train_updates, seed=args.seed, log=print)
     elif args.train_updates:

@@ -9,10 +9,10 @@ writes OUT/certified.csv and OUT/certified.md.
 """
 from __future__ import annotations
 
-import csv
 import json
 import os
 
+from tinyalgo.experiments.table1_report import read_results_csv
 from tinyalgo.runs.fileio import atomic_write_bytes
 
 COLUMNS = ("task", "seed", "solved_100", "solved_1000", "train_minutes", "states", "verdict", "counterexample_length",
@@ -21,12 +21,7 @@ COLUMNS = ("task", "seed", "solved_100", "solved_1000", "train_minutes", "states
 
 def _runs(paths) -> dict:
     """{(task, seed): row} of the sweeps' CSVs (``tinyalgo experiment table1``'s columns)."""
-    out = {}
-    for path in paths:
-        with open(path, newline="") as f:
-            for row in csv.DictReader(f):
-                out[(row["task"], int(row["seed"]))] = row
-    return out
+    return {(row["task"], row["seed"]): row for path in paths for row in read_results_csv(path)}
 
 
 def loop_row(folder: str) -> dict:
@@ -51,8 +46,9 @@ def certified_rows(run_csvs, loop_folders) -> list:
         got = loop_row(folder)
         seed = int(os.path.basename(os.path.dirname(got["checkpoint"])).rsplit("-s", 1)[1])
         run = runs.get((got["task"], seed), {})
-        rows.append(dict(task=got["task"], seed=seed, solved_100=run.get("solved_fraction_100", ""),
-                         solved_1000=run.get("solved_fraction_1000", ""), train_minutes=run.get("minutes", ""),
+        fields = dict(solved_100="solved_fraction_100", solved_1000="solved_fraction_1000", train_minutes="minutes")
+        rows.append(dict(task=got["task"], seed=seed,
+                         **{k: "" if run.get(v) is None else run[v] for k, v in fields.items()},
                          **{k: got[k] for k in COLUMNS[5:]}))
     return sorted(rows, key=lambda r: (r["task"], r["seed"]))
 

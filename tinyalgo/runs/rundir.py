@@ -71,6 +71,13 @@ def held(out: str, wait: bool = True, log=say):
         os.close(fd)                      # closing the only descriptor lets the lock go
 
 
+def saved_run(extra: dict, **changes) -> tuple:
+    """(QConfig, RunState) of a Q-learning checkpoint's ``extra``, the config
+    read with ``QConfig.from_saved`` (runs saved before an option existed
+    come back as they were) and with ``changes`` applied."""
+    return QConfig.from_saved({**extra["config"], **changes}), RunState(**extra["run"])
+
+
 def resume_run(out: str, log=print, budget: int | None = None, threads: int | None = None) -> QTrainer:
     """The run saved in ``out``, ready to ``run()`` on (with a new ``budget``
     and ``threads`` if given: neither changes what the run computes); its
@@ -81,8 +88,7 @@ def resume_run(out: str, log=print, budget: int | None = None, threads: int | No
     if extra.get("mode") != "qlearning":
         raise ValueError(f"{ckpt} is not a Q-learning run (mode {extra.get('mode')!r})")
     changes = {name: value for name, value in (("budget", budget), ("threads", threads)) if value is not None}
-    cfg = QConfig.from_saved({**extra["config"], **changes})
-    state = RunState(**extra["run"])
+    cfg, state = saved_run(extra, **changes)
     controller.reference = cfg.reference             # the saved run's path
     trainer = QTrainer(cfg, controller=controller, state=state, log=log)
     if state.best is not None:
