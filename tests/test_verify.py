@@ -460,3 +460,22 @@ def test_every_instance_of_a_short_length_is_each_board_once_with_its_answer():
     assert every_instance("addition", 10, 2) is None and every_instance("walk", 10, 1) is None
     m = reverse_machine(10)
     assert run_on(m, every_instance("reverse", 10, 3))[0] == [True] * 1000
+
+
+def test_retraining_a_checkpoint_of_a_reference_run_trains_on_the_controllers_path(trained_reverse):
+    from dataclasses import replace
+
+    from tinyalgo.automata.retrain import retrain, solves
+    _, cfg, state = trained_reverse
+    controller = _damaged(trained_reverse)                 # loaded as a checkpoint is: on the fast path
+    counterexample = rebuild(verify(select_machine(controller))["instance"])
+    assert not controller.reference and not solves(controller, "reverse", 10, counterexample).any()
+    out = retrain(controller, replace(cfg, reference=True), state, [counterexample], max_updates=500, check_every=25)
+    assert out["fixed"] and solves(controller, "reverse", 10, counterexample).all() and not controller.reference
+    with pytest.raises(ValueError, match="max_updates and check_every must be at least 1"):
+        retrain(controller, cfg, state, [counterexample], max_updates=0)
+
+
+def select_machine(controller):
+    from tinyalgo.automata.loop import recording_with, select
+    return select(controller, recording_with(controller, "reverse", 10, [2, 10], 20, 0, False, []))[0]

@@ -30,21 +30,24 @@ def retrain(controller, cfg, state: RunState, counterexamples: list, max_updates
     ``state`` (its RunState; None: the curriculum's start), with a share of
     the episodes on ``counterexamples`` (a list of one-instance batches).
 
+    It trains on the path the controller is on (reference or fast: the same
+    arithmetic, tests/test_fast.py), whatever the run's configuration says.
     Returns dict(fixed (solves every counterexample and the paper's test),
     updates, chars, solved_counterexamples, test_solved)."""
     if not counterexamples:
         raise ValueError("retrain needs at least one counterexample")
+    if max_updates < 1 or check_every < 1:
+        raise ValueError(f"max_updates and check_every must be at least 1; got {max_updates}, {check_every}")
     if not 0.0 < share <= 1.0:
         raise ValueError(f"share must be in (0, 1]; got {share}")
     pool = concatenate(counterexamples, make(cfg.task, cfg.base).vocab.NONE)
     run = copy.deepcopy(state) if state is not None else None
     if run is not None:
         run.done = False
-    trainer = QTrainer(replace(cfg, budget=2 ** 62, seed=seed), controller=controller, state=run,
-                       log=lambda line: None)
+    trainer = QTrainer(replace(cfg, budget=2 ** 62, seed=seed, reference=controller.reference), controller=controller,
+                       state=run, log=lambda line: None)
     rng = np.random.default_rng(seed)
     trainer._start_segment()
-    result = dict(fixed=False, updates=0, chars=0)
     chars0 = trainer.state.chars
     for update in range(1, max_updates + 1):
         obs, hidden, reset = trainer.lanes
@@ -55,7 +58,7 @@ def retrain(controller, cfg, state: RunState, counterexamples: list, max_updates
             trainer.lanes = obs, hidden, reset
         trainer.update()
         if update % check_every and update != max_updates:
-            continue
+            continue                            # the last update is always checked: ``result`` is set
         solved = solves(controller, cfg.task, cfg.base, pool)
         test = trainer.evaluate(cfg.test_length, cfg.val_instances, seed=seed + update)["solved"]
         result = dict(fixed=bool(solved.all() and test == 1.0), updates=update, chars=trainer.state.chars - chars0,
