@@ -224,8 +224,8 @@ finally:
 def run_tutorial(copy: pathlib.Path, path: pathlib.Path, kernel: bool = False) -> dict:
     """Run ``path`` (in ``copy``'s tutorials) as a student would, the copy's package first: a plain script, or
     with ``kernel`` its notebook in Jupyter (the kernel's own inline backend).  {"returncode", "stdout" (in a
-    kernel: what the cells printed), "stderr", "seconds", "notebook" (in a kernel: the notebook with its
-    outputs, as JSON)}."""
+    kernel: what the cells printed), "stderr" (in a kernel: what the cells wrote there, and the Jupyter
+    log if the run failed), "seconds", "notebook" (in a kernel: the notebook with its outputs, as JSON)}."""
     env = dict(os.environ, PYTHONPATH=str(copy), TINYALGO_FAST="1", MPLBACKEND="Agg")
     command = [sys.executable, path.name]
     if kernel:
@@ -238,8 +238,12 @@ def run_tutorial(copy: pathlib.Path, path: pathlib.Path, kernel: bool = False) -
                seconds=time.perf_counter() - start, notebook=None)
     if kernel and executed.exists():
         run["notebook"] = json.loads(executed.read_text(encoding="utf-8"))
-        run["stdout"] = "".join(text(o) for c in run["notebook"]["cells"] for o in c.get("outputs", [])
-                                if o["output_type"] == "stream" and o["name"] == "stdout")
+        streams = [o for c in run["notebook"]["cells"] for o in c.get("outputs", []) if o["output_type"] == "stream"]
+        run["stdout"] = "".join(text(o) for o in streams if o["name"] == "stdout")
+        # What the cells wrote to stderr (a cell's own error is an "error" output and fails the run); the Jupyter
+        # machinery's log (the kernel's shutdown may log a ZMQ traceback) counts only where the run failed.
+        cells = "".join(text(o) for o in streams if o["name"] == "stderr")
+        run["stderr"] = cells + (done.stderr if done.returncode else "")
     return run
 
 
