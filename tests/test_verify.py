@@ -391,7 +391,7 @@ def test_a_round_keeps_the_first_proved_machine_else_the_one_replaying_most(monk
     def fake(controller, rec, seed=0):
         for i, (m, replayed) in enumerate(rec):
             offered.append(i)
-            yield dict(k=i + 1), m, replayed
+            yield dict(k=i + 1), m, replayed, None
 
     monkeypatch.setattr(loop, "candidates", fake)
     machine, report, how, tried = loop.select(None, [(bad, 0.9), (good, 0.5), (worse, 1.0)])
@@ -479,3 +479,63 @@ def test_retraining_a_checkpoint_of_a_reference_run_trains_on_the_controllers_pa
 def select_machine(controller):
     from tinyalgo.automata.loop import recording_with, select
     return select(controller, recording_with(controller, "reverse", 10, [2, 10], 20, 0, False, []))[0]
+
+
+# ------------------------------------------------------------ repairing a machine where it leaves the network
+def _reverse_machine_and_rows():
+    """The Figure 4a network's machine (proved), its recording and the state of each recorded row."""
+    from test_automata import reverse_controller
+    from tinyalgo.automata.loop import candidates, recording_with
+    controller = reverse_controller()
+    rec = recording_with(controller, "reverse", 10, [2, 10], 20, 0, False, [])
+    _, m, _, rows = next(candidates(controller, rec))
+    assert verify(m)["verdict"] == "proved" and m.n_states == 2
+    return controller, rec, m, rows
+
+
+@pytest.mark.parametrize("kind", ["next", "answer"])
+def test_repair_follows_the_network_back_to_a_proved_machine(kind):
+    from tinyalgo.automata.repair import repair
+    controller, rec, m, rows = _reverse_machine_and_rows()
+    left = 1 - m.start
+    damaged = copying.deepcopy(m)
+    if kind == "next":
+        damaged.next[left, 3] = m.start                   # after writing a 3, back to moving right
+    else:
+        damaged.symbol[left, 3] = 5                       # a 3 read is written as a 5
+    assert verify(damaged)["verdict"] == "counterexample"
+    lines = []
+    fixed, report, done = repair(damaged, rec, rows, controller, log=lines.append)
+    assert report["verdict"] == "proved" and done["stopped"] is None and done["verifications"] == 2
+    assert [c["kind"] for c in done["changes"]] == [kind] and len(lines) == 1
+    change = done["changes"][0]
+    assert (change["state"], change["input"]) == (left, 3)
+    assert (fixed.action == m.action).all() and (fixed.symbol == m.symbol).all() and (fixed.next == m.next).all()
+    assert fixed.info["repairs"] == 1 and damaged.symbol[left, 3] == (5 if kind == "answer" else 3)   # a copy
+    none, report, done = repair(damaged, rec, rows, controller, limit=0)
+    assert report["verdict"] == "counterexample" and done == dict(changes=[], stopped="0 changes made", verifications=1)
+
+
+def test_repair_stops_where_the_network_fails_the_counterexample_too(trained_reverse):
+    from tinyalgo.automata.loop import candidates, recording_with
+    from tinyalgo.automata.repair import repair
+    controller = _damaged(trained_reverse)                 # reads 3 as 5: its machine writes 5 for a 3
+    rec = recording_with(controller, "reverse", 10, [2, 10], 20, 0, False, [])
+    _, m, _, rows = next(candidates(controller, rec))
+    same, report, done = repair(m, rec, rows, controller)
+    assert report["verdict"] == "counterexample" and done["changes"] == []
+    assert done["stopped"] == "the network fails the counterexample too"
+    assert (same.next == m.next).all() and (same.symbol == m.symbol).all()
+
+
+def test_a_round_that_proves_no_candidate_repairs_the_one_it_keeps(monkeypatch):
+    from tinyalgo.automata import loop
+    controller, rec, m, rows = _reverse_machine_and_rows()
+    damaged = copying.deepcopy(m)
+    damaged.next[1 - m.start, 3] = m.start
+    monkeypatch.setattr(loop, "candidates", lambda *a, **k: iter([(dict(k=1), damaged, 0.5, rows)]))
+    machine, report, how, tried = loop.select(controller, rec, repairs=10)
+    assert report["verdict"] == "proved" and how["repairs"] == 1 and how["repair_stopped"] is None and tried == 1
+    assert how["replay_repaired"] == 1.0 and how["replay"] == 0.5
+    machine, report, how, tried = loop.select(controller, rec)          # repairs=0: the round's machine as it is
+    assert report["verdict"] == "counterexample" and "repairs" not in how

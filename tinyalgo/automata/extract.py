@@ -19,7 +19,7 @@ import numpy as np
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.behaviour import behaviour_tags
 from tinyalgo.automata.discretise import kmeans
-from tinyalgo.automata.machine import MachineError, build_machine, next_alternatives
+from tinyalgo.automata.machine import MachineError, build_machine, next_alternatives, raw_states
 from tinyalgo.automata.minimise import merge_alternatives, minimise, reduce_dont_care
 from tinyalgo.automata.record import record, state_size
 from tinyalgo.environment import Environment
@@ -74,15 +74,21 @@ def machines(rec, k: int, seed: int = 0, tags=None) -> tuple:
     """The machines of ``k`` k-means clusters (split by ``tags`` if given):
     (raw, minimal, reduced), built, with recorded alternatives merged,
     minimised, and reduced with unseen pairs as "don't care"."""
+    return machines_and_rows(rec, k, seed, tags)[:3]
+
+
+def machines_and_rows(rec, k: int, seed: int = 0, tags=None) -> tuple:
+    """``machines`` and the state of the reduced machine that each recorded
+    row is in: (raw, minimal, reduced, rows (T,))."""
     centroids, labels = kmeans(rec.state, k, seed=seed)
     if tags is not None:
         centroids, labels = refine_clusters(rec.state, labels, tags)
     raw = build_machine(rec, labels, centroids)
-    merged, _, refused = merge_alternatives(raw, next_alternatives(rec, labels, raw))
+    merged, merged_block, refused = merge_alternatives(raw, next_alternatives(rec, labels, raw))
     raw.info.update(merged_states=int(merged.n_states), refused_merges=int(refused))
-    minimal, _ = minimise(merged)
-    reduced, _ = reduce_dont_care(minimal)
-    return raw, minimal, reduced
+    minimal, minimal_block = minimise(merged)
+    reduced, reduced_block = reduce_dont_care(minimal)
+    return raw, minimal, reduced, reduced_block[minimal_block[merged_block[raw_states(rec, labels)[1]]]]
 
 
 def choose_clusters(rec, seed: int = 0, k_max: int = 256, log=None, tags=None):

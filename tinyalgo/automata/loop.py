@@ -32,6 +32,12 @@ each with k = 1, 2, 4, ..., 32 k-means clusters.  A proof is a proof whichever
 extraction gave it; how close the machine is to the network is measured apart
 (``extract.fidelity``).
 
+With ``repairs`` > 0, a round that proves none of them repairs the one it
+keeps where the network solves the counterexample: one transition at a
+time, following the network, verifying after each change
+(tinyalgo/automata/repair.py); the round's machine and counterexample are
+then the repaired machine's.
+
 With ``complete``, each extracted machine first has its (state, symbol)
 pairs never recorded answered by the network (``complete_with_network``), so
 the machine verified is the network's wherever the network is asked, not the
@@ -45,8 +51,9 @@ import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.behaviour import behaviour_tags
-from tinyalgo.automata.extract import CORNER_DIGITS, default_complexities, machines, replay
+from tinyalgo.automata.extract import CORNER_DIGITS, default_complexities, machines_and_rows, replay
 from tinyalgo.automata.record import record
+from tinyalgo.automata.repair import repair
 from tinyalgo.automata.verify import verify
 from tinyalgo.automata.witness import describe, every_instance, length_of, make, rebuild, solves
 from tinyalgo.tasks.corners import corner_batch
@@ -71,36 +78,44 @@ def recording_with(controller, task, base, complexities, instances, seed, corner
 
 def candidates(controller, rec, seed: int = 0):
     """The machines a round verifies, in order: yields (how it was extracted,
-    reduced machine, the fraction of recorded episodes it replays).  A
-    feed-forward controller has one."""
+    reduced machine, the fraction of recorded episodes it replays, the
+    machine state of each recorded row).  A feed-forward controller has one."""
     if rec.state.shape[1] == 0:
-        reduced = machines(rec, 1, seed)[2]
-        yield dict(k=1), reduced, replay(reduced, rec)
+        reduced, rows = machines_and_rows(rec, 1, seed)[2:]
+        yield dict(k=1), reduced, replay(reduced, rec), rows
         return
     for variant in TAG_VARIANTS:
         tags = behaviour_tags(rec, controller, variant["depth"], variant["tests"], seed, context=variant["context"])
         for k in K_VALUES:
-            reduced = machines(rec, k, seed, tags)[2]
-            yield dict(variant, k=k), reduced, replay(reduced, rec)
+            reduced, rows = machines_and_rows(rec, k, seed, tags)[2:]
+            yield dict(variant, k=k), reduced, replay(reduced, rec), rows
 
 
-def select(controller, rec, seed: int = 0, complete: bool = False, verify_options=None) -> tuple:
+def select(controller, rec, seed: int = 0, complete: bool = False, verify_options=None, repairs: int = 0,
+           log=None) -> tuple:
     """Verify the ``candidates`` of ``rec`` in order; (machine, its
     verification, how it was extracted, candidates verified) of the first
     proved, else of the one replaying the most recorded episodes (then the
-    fewest states)."""
+    fewest states), which, with ``repairs`` > 0, is repaired where it
+    leaves the network (tinyalgo/automata/repair.py, at most ``repairs``
+    changes)."""
     best, tried = None, 0
-    for how, machine, replayed in candidates(controller, rec, seed):
+    for how, machine, replayed, rows in candidates(controller, rec, seed):
         if complete:
             machine = complete_with_network(machine, controller)
         report = verify(machine, **(verify_options or {}))
         tried += 1
         score = (report["verdict"] == "proved", replayed, -machine.n_states)
         if best is None or score > best[0]:
-            best = score, machine, report, dict(how, replay=round(replayed, 4))
+            best = score, machine, report, dict(how, replay=round(replayed, 4)), rows
         if report["verdict"] == "proved":
             break
-    return best[1], best[2], best[3], tried
+    _, machine, report, how, rows = best
+    if repairs and report["verdict"] == "counterexample":
+        machine, report, done = repair(machine, rec, rows, controller, repairs, verify_options, log)
+        how.update(repairs=len(done["changes"]), repair_stopped=done["stopped"],
+                   replay_repaired=round(replay(machine, rec), 4))
+    return machine, report, how, tried
 
 
 def complete_with_network(machine, controller):
@@ -118,11 +133,12 @@ def complete_with_network(machine, controller):
 
 
 def refine(controller, task, base=10, complexities=None, instances=50, seed=0, corners=True, rounds=8,
-           machine=None, verify_options=None, complete=False, train=None, log=None) -> dict:
+           machine=None, verify_options=None, complete=False, train=None, repairs=0, log=None) -> dict:
     """Run the loop (see the module doc) for at most ``rounds`` rounds, from
     ``machine`` if given, else from an extraction.  ``train(controller,
     counterexamples) -> dict`` trains the controller in place when it fails a
-    counterexample (its dict has ``fixed``: it now solves them).  Returns
+    counterexample (its dict has ``fixed``: it now solves them); ``repairs``
+    bounds the changes a round's repair makes (0: no repair).  Returns
     dict(machine (the last), report (its verification), rounds [one dict a
     round], counterexamples (as the verifier describes them: ``witness.rebuild``
     makes each an instance again), trained (whether the
@@ -135,7 +151,7 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
             whole = [every_instance(task, base, n) for n in sorted({length_of(task, i) for i in found})]
             rec = recording_with(controller, task, base, complexities, instances, seed, corners,
                                  found * instances + [w for w in whole if w is not None])
-            machine, report, how, tried = select(controller, rec, seed, complete, verify_options)
+            machine, report, how, tried = select(controller, rec, seed, complete, verify_options, repairs, log)
             how = dict(how, candidates=tried)
         else:
             report, how = verify(machine, **(verify_options or {})), {}
@@ -184,5 +200,7 @@ def _line(row) -> str:
     how = row.get("extraction") or {}
     chosen = (f"; tags {how['context']} x {how['depth']} steps, k {how['k']}, {how['candidates']} machines verified"
               if "context" in how else "")
+    if how.get("repairs"):
+        chosen += f"; {how['repairs']} transitions repaired"
     return (f"round {row['round']}: {row['states']} states; {what} (extraction {row['extract_seconds']:.1f} s,"
             f" verification {row['verify_seconds']:.2f} s{chosen})")

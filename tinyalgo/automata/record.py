@@ -76,10 +76,13 @@ def record(controller, task, complexities, instances: int = 50, base: int = 10, 
     """Run ``controller`` greedily on ``instances`` fresh instances of each
     complexity in ``complexities`` (each lane's first episode, to its end),
     and on the instances of ``canned`` (an Instances batch, e.g. the corner
-    instances of tinyalgo/tasks/corners.py) if given, and record every step."""
-    complexities = [int(c) for c in complexities]
-    if not complexities or instances < 1:
-        raise ValueError("record needs at least one complexity and one instance")
+    instances of tinyalgo/tasks/corners.py) if given (with ``instances`` 0,
+    only those), and record every step."""
+    if instances < 0:
+        raise ValueError(f"record needs instances >= 0; got {instances}")
+    complexities = [int(c) for c in complexities] if instances else []
+    if not complexities and (canned is None or not len(canned)):
+        raise ValueError("record needs at least one complexity and one instance, or canned instances")
     model = controller.frozen()
     D = state_size(controller)
     rows = dict(state=[], obs=[], action=[], symbol=[], lane=[], first=[], done=[])

@@ -89,7 +89,7 @@ def cmd_verify_loop(args) -> int:
         print(f"{args.checkpoint} holds no run to go on with (no Q-learning run state): the network is not trained")
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     out = refine(controller, task, base, args.complexities, args.instances, args.seed, not args.no_corners,
-                 args.rounds, complete=args.complete, train=train, log=print)
+                 args.rounds, complete=args.complete, train=train, repairs=args.repairs, log=print)
     os.makedirs(args.out, exist_ok=True)
     out["machine"].save(os.path.join(args.out, "machine.json"))
     if out["trained"]:
@@ -134,6 +134,10 @@ def register(sub) -> None:
     loop.add_argument("--train-updates", type=int_at_least(0), default=2000, metavar="N",
                       help="where the network fails a counterexample, train it (the run's Q-learning, half the"
                            " episodes on the counterexamples) for at most N updates; 0: stop there (default 2000)")
+    loop.add_argument("--repairs", type=int_at_least(0), default=100, metavar="N",
+                      help="where a round proves no machine and the network solves the counterexample, change at"
+                           " most N transitions of the kept machine to follow the network, verifying after each;"
+                           " 0: no repair (default 100)")
     loop.add_argument("--complete", action="store_true",
                       help="answer each machine's pairs never recorded by the network before verifying it"
                            " (default: they move left without writing, as MachineAgent without a controller)")

@@ -1,0 +1,124 @@
+"""Repairing an extracted machine where it leaves the network (issue 27,
+item 2; paper section 6.4, "discretization of state").
+
+The clusters of ``extract.machines`` put recurrent states that hold
+different memories into one machine state now and then, and the majority
+vote of ``build_machine`` then sends some recorded paths to the wrong state.
+The verifier finds such a place as an instance the machine fails; when the
+network solves that instance, the network shows what the machine should
+have done there.  ``repair`` runs the network on the instance and feeds the
+machine the same inputs; at the first step where the machine answers
+otherwise it changes one transition, and verifies again:
+
+* if recorded rows of the machine's state answer that input as the network
+  does, the transition takes their answer (and, as next state, the state
+  most of them went to): the vote had gone the other way;
+* otherwise the machine is in the wrong state: the transition that led
+  there is sent instead to the state of the recorded row nearest (in the
+  recurrent state) to the network's own state at that step, among the rows
+  with the network's input and answer (and its feedback fields, if any
+  such row has them).
+
+Every change follows the network: an answer it gave, or a state its own
+recurrent state is nearest to; the machine then replays at least as many
+recorded episodes in the cases measured (figures/automata/README.md).  The
+repair stops at a proof, at an instance the network fails too (training's
+case), where no recorded row answers as the network does (the loop's next
+round records the instance), when a change would undo an earlier one, or
+after ``limit`` changes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tinyalgo.automata.record import record
+from tinyalgo.automata.verify import verify
+from tinyalgo.automata.witness import rebuild, solves
+
+
+def first_departure(machine, rec):
+    """Feed ``machine`` the inputs of the recording's first episode (the
+    network's run): (row, state, (state, input) of the step before) at the
+    first step where the machine's answer differs from the network's, or
+    where its next state is unknown (state -1); None if it follows the
+    network to the end."""
+    r, s, before = int(np.nonzero(rec.first)[0][0]), machine.start, None
+    while r >= 0:
+        x = int(rec.obs[r, 0])
+        a = machine.action[s, x]
+        if a != rec.action[r] or (a >= machine.n_moves and machine.symbol[s, x] != rec.symbol[r]):
+            return r, s, before
+        nxt, r_next = int(machine.next[s, x]), int(rec.next_row[r])
+        if r_next >= 0 and nxt < 0:
+            return r_next, -1, (s, x)
+        before, s, r = (s, x), nxt, r_next
+    return None
+
+
+def repair(machine, rec, rows, controller, limit: int = 100, verify_options=None, log=None) -> tuple:
+    """Repair ``machine`` (see the module doc), extracted from ``rec`` with
+    ``rows`` (T,) the machine state of each recorded row, following
+    ``controller``.  Returns (machine (a copy; the last one verified), its
+    verification, dict(changes [one dict a change], stopped (why, None at a
+    proof or a verdict other than a counterexample), verifications))."""
+    m = machine.quotient(np.arange(machine.n_states), (machine.action.copy(), machine.symbol.copy(),
+                                                       machine.next.copy()))
+    x, linked = rec.obs[:, 0], rec.next_row >= 0
+    next_state = np.where(linked, rows[np.maximum(rec.next_row, 0)], -1)
+    changes, made, stopped = [], set(), None
+    for n in range(limit + 1):
+        report = verify(m, **(verify_options or {}))
+        if report["verdict"] != "counterexample":
+            break
+        if n == limit:
+            stopped = f"{limit} changes made"
+            break
+        instance = rebuild(report["instance"])
+        if not solves(controller, m.task, m.base, instance)[0]:
+            stopped = "the network fails the counterexample too"
+            break
+        net = record(controller, m.task, [], 0, m.base, canned=instance)
+        departure = first_departure(m, net)           # not None: the machine fails where the network does not
+        r, s, before = departure
+        xr, a, y = int(net.obs[r, 0]), int(net.action[r]), int(net.symbol[r])
+        answers = (x == xr) & (rec.action == a) & (rec.symbol == y)
+        same = answers & (rows == s) if s >= 0 else np.zeros(len(rec), dtype=bool)
+        if same.any():
+            going = next_state[same]
+            going = going[going >= 0]
+            target = int(np.bincount(going).argmax()) if len(going) else int(m.next[s, xr])
+            change = dict(kind="answer", state=int(s), input=xr, action=a, symbol=y, next=target,
+                          was=[int(m.action[s, xr]), int(m.symbol[s, xr]), int(m.next[s, xr])])
+            key = ("answer", s, xr, a, y, target)
+        else:
+            like = np.nonzero(answers & (rec.obs[:, 1:5] == net.obs[r, 1:5]).all(axis=1))[0]
+            if not len(like):
+                like = np.nonzero(answers)[0]
+            if before is None or not len(like):
+                stopped = (f"no recorded state answers symbol {xr} as the network does"
+                           if before is not None else "the start state answers otherwise")
+                break
+            nearest = like[np.argmin(((rec.state[like] - net.state[r]) ** 2).sum(axis=1))]
+            (s, xr), target = before, int(rows[nearest])
+            change = dict(kind="next", state=int(s), input=int(xr), next=target, was=int(m.next[s, xr]))
+            key = ("next", s, xr, target)
+        if key in made:
+            stopped = "a change would undo an earlier one"
+            break
+        made.add(key)
+        changes.append(change)
+        if change["kind"] == "answer":
+            m.action[s, xr], m.symbol[s, xr], m.next[s, xr] = a, y, target
+        else:
+            m.next[s, xr] = target
+        if log:
+            log(f"  repair {len(changes)}: {_describe(change)} (counterexample of length {report['length']})")
+    m.info = dict(machine.info, repairs=len(changes))
+    return m, report, dict(changes=changes, stopped=stopped, verifications=n + 1)
+
+
+def _describe(change) -> str:
+    if change["kind"] == "answer":
+        return (f"state {change['state']} on {change['input']} answers ({change['action']}, {change['symbol']})"
+                f" and goes to {change['next']}, as the network")
+    return f"state {change['state']} on {change['input']} goes to {change['next']} instead of {change['was']}"
