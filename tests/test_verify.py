@@ -537,5 +537,10 @@ def test_a_round_that_proves_no_candidate_repairs_the_one_it_keeps(monkeypatch):
     machine, report, how, tried = loop.select(controller, rec, repairs=10)
     assert report["verdict"] == "proved" and how["repairs"] == 1 and how["repair_stopped"] is None and tried == 1
     assert how["replay_repaired"] == 1.0 and how["replay"] == 0.5
+    row = dict(round=0, states=machine.n_states, verdict="proved", extract_seconds=1.0, verify_seconds=0.1,
+               extraction=dict(how, context="feedback", depth=6, candidates=tried))
+    assert loop._line(row).endswith("1 machines verified; 1 transitions repaired)")
+    stuck = dict(row, extraction=dict(row["extraction"], repair_stopped="a change would undo an earlier one"))
+    assert loop._line(stuck).endswith("1 transitions repaired (a change would undo an earlier one))")
     machine, report, how, tried = loop.select(controller, rec)          # repairs=0: the round's machine as it is
     assert report["verdict"] == "counterexample" and "repairs" not in how

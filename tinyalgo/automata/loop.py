@@ -200,7 +200,8 @@ def _line(row) -> str:
     how = row.get("extraction") or {}
     chosen = (f"; tags {how['context']} x {how['depth']} steps, k {how['k']}, {how['candidates']} machines verified"
               if "context" in how else "")
-    if how.get("repairs"):
-        chosen += f"; {how['repairs']} transitions repaired"
+    if "repairs" in how:
+        chosen += f"; {how['repairs']} transitions repaired" + (f" ({how['repair_stopped']})"
+                                                                if how["repair_stopped"] else "")
     return (f"round {row['round']}: {row['states']} states; {what} (extraction {row['extract_seconds']:.1f} s,"
             f" verification {row['verify_seconds']:.2f} s{chosen})")
