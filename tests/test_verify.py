@@ -487,7 +487,7 @@ def _reverse_machine_and_rows():
     from test_automata import reverse_controller
     from tinyalgo.automata.loop import candidates, recording_with
     controller = reverse_controller()
-    rec = recording_with(controller, "reverse", 10, [2, 10], 20, 0, False, [])
+    rec = recording_with(controller, "reverse", 10, [2, 10, 40], 40, 0, False, [])
     _, m, _, rows = next(candidates(controller, rec))
     assert verify(m)["verdict"] == "proved" and m.n_states == 2
     return controller, rec, m, rows

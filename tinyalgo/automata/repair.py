@@ -8,29 +8,32 @@ The verifier finds such a place as an instance the machine fails; when the
 network solves that instance, the network shows what the machine should
 have done there.  ``repair`` runs the network on the instance and feeds the
 machine the same inputs; at the first step where the machine answers
-otherwise it changes one transition, and verifies again:
+otherwise it changes one transition, and verifies again.  The changes that
+would make the machine answer that step as the network does are:
 
-* if recorded rows of the machine's state answer that input as the network
-  does, the transition takes their answer (and, as next state, the state
-  most of them went to): the vote had gone the other way;
-* otherwise the machine is in the wrong state: the transition that led
-  there is sent instead to the state of the recorded row nearest (in the
-  recurrent state) to the network's own state at that step, among the rows
-  with the network's input and answer (and its feedback fields, if any
-  such row has them).
+* the answer that recorded rows of the machine's state give to that input
+  (where the vote had gone the other way), with, as next state, the state
+  most of them went to;
+* the transition that led to the machine's state sent instead to a state
+  holding a recorded row with the network's feedback fields, input and
+  answer: the machine was in the wrong state.
 
-Every change follows the network: an answer it gave, or a state its own
-recurrent state is nearest to; the machine then replays at least as many
-recorded episodes in the cases measured (figures/automata/README.md).  The
-repair stops at a proof, at an instance the network fails too (training's
-case), where no recorded row answers as the network does (the loop's next
-round records the instance), when a change would undo an earlier one, or
-after ``limit`` changes.
+Of these it makes the one after which the machine replays the most recorded
+episodes (``extract.replay``; ties: the recorded answer, then the state whose
+row is nearest to the network's own recurrent state at that step).  Every
+change follows the network at the step where the machine left it, and is
+chosen to keep the machine's agreement with the network's recorded runs.
+
+The repair stops at a proof, at an instance the network fails too
+(training's case), where no recorded row answers as the network does (the
+loop's next round records the instance), when a change would undo an
+earlier one, or after ``limit`` changes.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from tinyalgo.automata.extract import replay
 from tinyalgo.automata.record import record
 from tinyalgo.automata.verify import verify
 from tinyalgo.automata.witness import rebuild, solves
@@ -63,8 +66,7 @@ def repair(machine, rec, rows, controller, limit: int = 100, verify_options=None
     proof or a verdict other than a counterexample), verifications))."""
     m = machine.quotient(np.arange(machine.n_states), (machine.action.copy(), machine.symbol.copy(),
                                                        machine.next.copy()))
-    x, linked = rec.obs[:, 0], rec.next_row >= 0
-    next_state = np.where(linked, rows[np.maximum(rec.next_row, 0)], -1)
+    next_state = np.where(rec.next_row >= 0, rows[np.maximum(rec.next_row, 0)], -1)
     changes, made, stopped = [], set(), None
     for n in range(limit + 1):
         report = verify(m, **(verify_options or {}))
@@ -80,41 +82,70 @@ def repair(machine, rec, rows, controller, limit: int = 100, verify_options=None
         net = record(controller, m.task, [], 0, m.base, canned=instance)
         departure = first_departure(m, net)           # not None: the machine fails where the network does not
         r, s, before = departure
-        xr, a, y = int(net.obs[r, 0]), int(net.action[r]), int(net.symbol[r])
-        answers = (x == xr) & (rec.action == a) & (rec.symbol == y)
-        same = answers & (rows == s) if s >= 0 else np.zeros(len(rec), dtype=bool)
-        if same.any():
-            going = next_state[same]
-            going = going[going >= 0]
-            target = int(np.bincount(going).argmax()) if len(going) else int(m.next[s, xr])
-            change = dict(kind="answer", state=int(s), input=xr, action=a, symbol=y, next=target,
-                          was=[int(m.action[s, xr]), int(m.symbol[s, xr]), int(m.next[s, xr])])
-            key = ("answer", s, xr, a, y, target)
-        else:
-            like = np.nonzero(answers & (rec.obs[:, 1:5] == net.obs[r, 1:5]).all(axis=1))[0]
-            if not len(like):
-                like = np.nonzero(answers)[0]
-            if before is None or not len(like):
-                stopped = (f"no recorded state answers symbol {xr} as the network does"
-                           if before is not None else "the start state answers otherwise")
-                break
-            nearest = like[np.argmin(((rec.state[like] - net.state[r]) ** 2).sum(axis=1))]
-            (s, xr), target = before, int(rows[nearest])
-            change = dict(kind="next", state=int(s), input=int(xr), next=target, was=int(m.next[s, xr]))
-            key = ("next", s, xr, target)
+        options = _options(m, rec, rows, next_state, net, r, s, before)
+        if not options:
+            stopped = (f"no recorded state answers symbol {int(net.obs[r, 0])} as the network does"
+                       if before is not None else "the start state answers otherwise")
+            break
+        change = max(options, key=lambda c: _score(m, rec, c))
+        key = tuple(sorted((k, str(v)) for k, v in change.items() if k not in ("was", "replay")))
         if key in made:
             stopped = "a change would undo an earlier one"
             break
         made.add(key)
         changes.append(change)
-        if change["kind"] == "answer":
-            m.action[s, xr], m.symbol[s, xr], m.next[s, xr] = a, y, target
-        else:
-            m.next[s, xr] = target
+        _apply(m, change)
         if log:
-            log(f"  repair {len(changes)}: {_describe(change)} (counterexample of length {report['length']})")
+            log(f"  repair {len(changes)}: {_describe(change)} (counterexample of length {report['length']}; the"
+                f" machine now replays {change['replay']:.2%} of the recorded episodes)")
     m.info = dict(machine.info, repairs=len(changes))
     return m, report, dict(changes=changes, stopped=stopped, verifications=n + 1)
+
+
+def _options(m, rec, rows, next_state, net, r, s, before) -> list:
+    """The changes that make the machine answer step ``r`` of the network's
+    run ``net`` as the network: the answer recorded in state ``s`` (if any
+    row there gives it), and the transition into ``s`` sent to each state
+    holding a recorded row with the network's feedback fields, input and
+    answer."""
+    xr, a, y = int(net.obs[r, 0]), int(net.action[r]), int(net.symbol[r])
+    answers = (rec.obs[:, 0] == xr) & (rec.action == a) & (rec.symbol == y)
+    options = []
+    same = answers & (rows == s) if s >= 0 else np.zeros(len(rec), dtype=bool)
+    if same.any():
+        going = next_state[same]
+        going = going[going >= 0]
+        target = int(np.bincount(going).argmax()) if len(going) else int(m.next[s, xr])
+        options.append(dict(kind="answer", state=int(s), input=xr, action=a, symbol=y, next=target,
+                            was=[int(m.action[s, xr]), int(m.symbol[s, xr]), int(m.next[s, xr])]))
+    if before is not None:
+        like = np.nonzero(answers & (rec.obs[:, 1:5] == net.obs[r, 1:5]).all(axis=1))[0]
+        distance = ((rec.state[like] - net.state[r]) ** 2).sum(axis=1)
+        order = np.argsort(distance, kind="stable")
+        targets = dict.fromkeys(int(t) for t in rows[like[order]])          # nearest first
+        ps, px = before
+        options += [dict(kind="next", state=int(ps), input=int(px), next=t, was=int(m.next[ps, px]))
+                    for t in targets if t != m.next[ps, px]]
+    return options
+
+
+def _apply(m, change) -> None:
+    s, x = change["state"], change["input"]
+    if change["kind"] == "answer":
+        m.action[s, x], m.symbol[s, x] = change["action"], change["symbol"]
+    m.next[s, x] = change["next"]
+
+
+def _score(m, rec, change) -> float:
+    """The fraction of recorded episodes the machine replays with ``change`` made
+    (ties: the first option, the recorded answer, then the nearest state)."""
+    s, x = change["state"], change["input"]
+    saved = m.action[s, x], m.symbol[s, x], m.next[s, x]
+    _apply(m, change)
+    score = replay(m, rec)
+    m.action[s, x], m.symbol[s, x], m.next[s, x] = saved
+    change["replay"] = round(score, 4)
+    return score
 
 
 def _describe(change) -> str:
