@@ -544,3 +544,15 @@ def test_a_round_that_proves_no_candidate_repairs_the_one_it_keeps(monkeypatch):
     assert loop._line(stuck).endswith("1 transitions repaired (a change would undo an earlier one))")
     machine, report, how, tried = loop.select(controller, rec)          # repairs=0: the round's machine as it is
     assert report["verdict"] == "counterexample" and "repairs" not in how
+
+
+def test_repair_stops_rather_than_lose_recorded_episodes(monkeypatch):
+    from tinyalgo.automata import repair as repairing
+    controller, rec, m, rows = _reverse_machine_and_rows()
+    damaged = copying.deepcopy(m)
+    damaged.next[1 - m.start, 3] = m.start
+    scores = iter([1.0] + [0.5] * 10)                        # before the repair, then after each option
+    monkeypatch.setattr(repairing, "replay", lambda machine, recording: next(scores))
+    same, report, done = repairing.repair(damaged, rec, rows, controller)
+    assert report["verdict"] == "counterexample" and done["changes"] == [] and (same.next == damaged.next).all()
+    assert done["stopped"].startswith("every change would replay fewer recorded episodes")

@@ -24,10 +24,12 @@ row is nearest to the network's own recurrent state at that step).  Every
 change follows the network at the step where the machine left it, and is
 chosen to keep the machine's agreement with the network's recorded runs.
 
-The repair stops at a proof, at an instance the network fails too
-(training's case), where no recorded row answers as the network does (the
-loop's next round records the instance), when a change would undo an
-earlier one, or after ``limit`` changes.
+The repair stops at a proof; at an instance the network fails too
+(training's case); where no recorded row answers as the network does, or
+where every change would leave the machine replaying fewer recorded
+episodes than before the repair (the loop's next round records the
+instance instead); when a change would undo an earlier one; or after
+``limit`` changes.
 """
 from __future__ import annotations
 
@@ -68,6 +70,7 @@ def repair(machine, rec, rows, controller, limit: int = 100, verify_options=None
                                                        machine.next.copy()))
     next_state = np.where(rec.next_row >= 0, rows[np.maximum(rec.next_row, 0)], -1)
     changes, made, stopped = [], set(), None
+    floor = round(replay(m, rec), 4)
     for n in range(limit + 1):
         report = verify(m, **(verify_options or {}))
         if report["verdict"] != "counterexample":
@@ -88,6 +91,9 @@ def repair(machine, rec, rows, controller, limit: int = 100, verify_options=None
                        if before is not None else "the start state answers otherwise")
             break
         change = max(options, key=lambda c: _score(m, rec, c))
+        if change["replay"] < floor:
+            stopped = "every change would replay fewer recorded episodes than the machine did before the repair"
+            break
         key = tuple(sorted((k, str(v)) for k, v in change.items() if k not in ("was", "replay")))
         if key in made:
             stopped = "a change would undo an earlier one"
