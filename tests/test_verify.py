@@ -555,4 +555,4 @@ def test_repair_stops_rather_than_lose_recorded_episodes(monkeypatch):
     monkeypatch.setattr(repairing, "replay", lambda machine, recording: next(scores))
     same, report, done = repairing.repair(damaged, rec, rows, controller)
     assert report["verdict"] == "counterexample" and done["changes"] == [] and (same.next == damaged.next).all()
-    assert done["stopped"].startswith("every change would replay fewer recorded episodes")
+    assert done["stopped"].startswith("every change would replay fewer recorded episodes than 95.00%")

@@ -112,7 +112,7 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
             break
     _, machine, report, how, rows = best
     if repairs and report["verdict"] == "counterexample":
-        machine, report, done = repair(machine, rec, rows, controller, repairs, verify_options, log)
+        machine, report, done = repair(machine, rec, rows, controller, repairs, verify_options=verify_options, log=log)
         how.update(repairs=len(done["changes"]), repair_stopped=done["stopped"],
                    replay_repaired=round(replay(machine, rec), 4))
     return machine, report, how, tried
