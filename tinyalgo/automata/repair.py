@@ -27,10 +27,10 @@ chosen to keep the machine's agreement with the network's recorded runs.
 The repair stops at a proof; at an instance the network fails too
 (training's case); where no recorded row answers as the network does, or
 where every change would leave the machine replaying fewer recorded
-episodes than before the repair, by more than a slack (5 % of them; the
-changes on the way to a proof may lose a few, see figures/automata/README.md)
-(the loop's next round records the instance instead); when a change would undo an earlier one; or after
-``limit`` changes.
+episodes than before the repair by more than a slack (5 % of them; the
+changes on the way to a proof may lose a few: figures/automata/README.md),
+and the loop's next round records the instance instead; when a change
+would undo an earlier one; or after ``limit`` changes.
 """
 from __future__ import annotations
 
