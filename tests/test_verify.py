@@ -556,3 +556,19 @@ def test_repair_stops_rather_than_lose_recorded_episodes(monkeypatch):
     same, report, done = repairing.repair(damaged, rec, rows, controller)
     assert report["verdict"] == "counterexample" and done["changes"] == [] and (same.next == damaged.next).all()
     assert done["stopped"].startswith("every change would replay fewer recorded episodes than 95.00%")
+
+
+def test_a_round_repairs_its_candidates_best_first_until_one_is_proved(monkeypatch):
+    from tinyalgo.automata import loop
+    controller, rec, m, rows = _reverse_machine_and_rows()
+    left = 1 - m.start
+    twice, once = copying.deepcopy(m), copying.deepcopy(m)
+    twice.next[left, 3] = twice.next[left, 7] = m.start       # two changes to repair
+    once.symbol[left, 4] = 6                                   # one
+    offered = [(dict(k=1), twice, 0.9, rows), (dict(k=2), once, 0.8, rows)]
+    monkeypatch.setattr(loop, "candidates", lambda *a, **k: iter(offered))
+    machine, report, how, tried = loop.select(controller, rec, repairs=1)
+    assert report["verdict"] == "proved" and how["k"] == 2 and how["repairs"] == 1 and tried == 2
+    offered.pop()
+    machine, report, how, tried = loop.select(controller, rec, repairs=1)       # none proved: the best, repaired
+    assert report["verdict"] == "counterexample" and how["k"] == 1 and how["repair_stopped"] == "1 changes made"

@@ -32,11 +32,12 @@ each with k = 1, 2, 4, ..., 32 k-means clusters.  A proof is a proof whichever
 extraction gave it; how close the machine is to the network is measured apart
 (``extract.fidelity``).
 
-With ``repairs`` > 0, a round that proves none of them repairs the one it
-keeps where the network solves the counterexample: one transition at a
+With ``repairs`` > 0, a round that proves none of them repairs them, best
+first, where the network solves the counterexample: one transition at a
 time, following the network, verifying after each change
-(tinyalgo/automata/repair.py); the round's machine and counterexample are
-then the repaired machine's.
+(tinyalgo/automata/repair.py), until one is proved; the round's machine
+and counterexample are then the first proved repaired machine's, else the
+best one's, repaired.
 
 With ``complete``, each extracted machine first has its (state, symbol)
 pairs never recorded answered by the network (``complete_with_network``), so
@@ -96,26 +97,36 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
     """Verify the ``candidates`` of ``rec`` in order; (machine, its
     verification, how it was extracted, candidates verified) of the first
     proved, else of the one replaying the most recorded episodes (then the
-    fewest states), which, with ``repairs`` > 0, is repaired where it
-    leaves the network (tinyalgo/automata/repair.py, at most ``repairs``
-    changes)."""
-    best, tried = None, 0
+    fewest states).  With ``repairs`` > 0 and no candidate proved, the
+    candidates whose counterexample the network solves are repaired where
+    they leave the network (tinyalgo/automata/repair.py, at most ``repairs``
+    changes each), best first, until one is proved; the round keeps the
+    first proved, else the best repaired one."""
+    kept, tried = [], 0
     for how, machine, replayed, rows in candidates(controller, rec, seed):
         if complete:
             machine = complete_with_network(machine, controller)
         report = verify(machine, **(verify_options or {}))
         tried += 1
-        score = (report["verdict"] == "proved", replayed, -machine.n_states)
-        if best is None or score > best[0]:
-            best = score, machine, report, dict(how, replay=round(replayed, 4)), rows
+        kept.append(((report["verdict"] == "proved", replayed, -machine.n_states), machine, report,
+                     dict(how, replay=round(replayed, 4)), rows))
         if report["verdict"] == "proved":
             break
-    _, machine, report, how, rows = best
-    if repairs and report["verdict"] == "counterexample":
+    kept.sort(key=lambda c: c[0], reverse=True)
+    best = kept[0][1:4]
+    if not repairs or best[1]["verdict"] == "proved":
+        return best + (tried,)
+    first = None
+    for _, machine, report, how, rows in kept:
+        if report["verdict"] != "counterexample":
+            continue
         machine, report, done = repair(machine, rec, rows, controller, repairs, verify_options=verify_options, log=log)
-        how.update(repairs=len(done["changes"]), repair_stopped=done["stopped"],
+        how = dict(how, repairs=len(done["changes"]), repair_stopped=done["stopped"],
                    replay_repaired=round(replay(machine, rec), 4))
-    return machine, report, how, tried
+        first = first or (machine, report, how)
+        if report["verdict"] == "proved":
+            return machine, report, how, tried
+    return (first or best) + (tried,)
 
 
 def complete_with_network(machine, controller):
