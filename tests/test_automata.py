@@ -215,6 +215,12 @@ def test_recording_runs_the_canned_instances_after_the_random_ones():
     np.testing.assert_array_equal(rec.obs[:len(plain)], plain.obs)
     tail = rec.obs[len(plain):, 0]
     assert set(tail[tail < 10]) == {0, 9}             # all zeros and all maximal digits read
+    only = record(reverse_controller(), "reverse", [6], instances=0, canned=canned)     # the canned ones alone
+    assert only.first.sum() == 4 and len(only) == 3 + 3 + 9 + 9
+    np.testing.assert_array_equal(only.obs, rec.obs[len(plain):])
+    for instances, given in ((0, None), (-1, canned)):
+        with pytest.raises(ValueError, match="record needs"):
+            record(reverse_controller(), "reverse", [6], instances=instances, canned=given)
 
 
 def test_extraction_records_the_corner_instances(reverse_extraction):
