@@ -535,13 +535,11 @@ def test_a_round_that_proves_no_candidate_repairs_the_one_it_keeps(monkeypatch):
     damaged.next[1 - m.start, 3] = m.start
     monkeypatch.setattr(loop, "candidates", lambda *a, **k: iter([(dict(k=1), damaged, 0.5, rows)]))
     machine, report, how, tried = loop.select(controller, rec, repairs=10)
-    assert report["verdict"] == "proved" and how["repairs"] == 1 and how["repair_stopped"] is None and tried == 1
+    assert report["verdict"] == "proved" and how["repairs"] == 1 and tried == 1
     assert how["replay_repaired"] == 1.0 and how["replay"] == 0.5
     row = dict(round=0, states=machine.n_states, verdict="proved", extract_seconds=1.0, verify_seconds=0.1,
                extraction=dict(how, context="feedback", depth=6, candidates=tried))
     assert loop._line(row).endswith("1 machines verified; 1 transitions repaired)")
-    stuck = dict(row, extraction=dict(row["extraction"], repair_stopped="a change would undo an earlier one"))
-    assert loop._line(stuck).endswith("1 transitions repaired (a change would undo an earlier one))")
     machine, report, how, tried = loop.select(controller, rec)          # repairs=0: the round's machine as it is
     assert report["verdict"] == "counterexample" and "repairs" not in how
 
@@ -570,5 +568,11 @@ def test_a_round_repairs_its_candidates_best_first_until_one_is_proved(monkeypat
     machine, report, how, tried = loop.select(controller, rec, repairs=1)
     assert report["verdict"] == "proved" and how["k"] == 2 and how["repairs"] == 1 and tried == 2
     offered.pop()
-    machine, report, how, tried = loop.select(controller, rec, repairs=1)       # none proved: the best, repaired
-    assert report["verdict"] == "counterexample" and how["k"] == 1 and how["repair_stopped"] == "1 changes made"
+    machine, report, how, tried = loop.select(controller, rec, repairs=1)       # none proved: as without repairs
+    assert machine is twice and report["verdict"] == "counterexample" and how["k"] == 1 and "repairs" not in how
+    assert how["repaired_unproved"] == [dict(k=1, context=None, repairs=1, stopped="1 changes made")]
+    assert report == verify(twice)
+    row = dict(round=0, states=machine.n_states, verdict="counterexample", length=report["length"],
+               network_solves=True, extract_seconds=1.0, verify_seconds=0.1,
+               extraction=dict(how, context="feedback", depth=6, candidates=tried))
+    assert loop._line(row).endswith("1 machines verified; 1 repaired without a proof)")

@@ -35,9 +35,11 @@ extraction gave it; how close the machine is to the network is measured apart
 With ``repairs`` > 0, a round that proves none of them repairs them, best
 first, where the network solves the counterexample: one transition at a
 time, following the network, verifying after each change
-(tinyalgo/automata/repair.py), until one is proved; the round's machine
-and counterexample are then the first proved repaired machine's, else the
-best one's, repaired.
+(tinyalgo/automata/repair.py), until one is proved.  If none is, the round
+goes on as without repairs (its machine and counterexample are the best
+unrepaired candidate's), so the repair can end a loop earlier but never
+sends it elsewhere: every seed the loop proves without repairs it proves
+with them, in the same round or an earlier one.
 
 With ``complete``, each extracted machine first has its (state, symbol)
 pairs never recorded answered by the network (``complete_with_network``), so
@@ -101,7 +103,8 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
     candidates whose counterexample the network solves are repaired where
     they leave the network (tinyalgo/automata/repair.py, at most ``repairs``
     changes each), best first, until one is proved; the round keeps the
-    first proved, else the best repaired one."""
+    first proved, else the best unrepaired one (as without repairs), with
+    the repairs tried listed in ``repaired_unproved``."""
     kept, tried = [], 0
     for how, machine, replayed, rows in candidates(controller, rec, seed):
         if complete:
@@ -116,17 +119,17 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
     best = kept[0][1:4]
     if not repairs or best[1]["verdict"] == "proved":
         return best + (tried,)
-    first = None
+    attempts = []
     for _, machine, report, how, rows in kept:
         if report["verdict"] != "counterexample":
             continue
         machine, report, done = repair(machine, rec, rows, controller, repairs, verify_options=verify_options, log=log)
-        how = dict(how, repairs=len(done["changes"]), repair_stopped=done["stopped"],
-                   replay_repaired=round(replay(machine, rec), 4))
-        first = first or (machine, report, how)
         if report["verdict"] == "proved":
-            return machine, report, how, tried
-    return (first or best) + (tried,)
+            return machine, report, dict(how, repairs=len(done["changes"]), replay_repaired=round(replay(machine, rec),
+                                                                                               4)), tried
+        attempts.append(dict(k=how.get("k"), context=how.get("context"), repairs=len(done["changes"]),
+                             stopped=done["stopped"]))
+    return best[:2] + (dict(best[2], repaired_unproved=attempts),) + (tried,)
 
 
 def complete_with_network(machine, controller):
@@ -212,7 +215,8 @@ def _line(row) -> str:
     chosen = (f"; tags {how['context']} x {how['depth']} steps, k {how['k']}, {how['candidates']} machines verified"
               if "context" in how else "")
     if "repairs" in how:
-        chosen += f"; {how['repairs']} transitions repaired" + (f" ({how['repair_stopped']})"
-                                                                if how["repair_stopped"] else "")
+        chosen += f"; {how['repairs']} transitions repaired"
+    if how.get("repaired_unproved"):
+        chosen += f"; {len(how['repaired_unproved'])} repaired without a proof"
     return (f"round {row['round']}: {row['states']} states; {what} (extraction {row['extract_seconds']:.1f} s,"
             f" verification {row['verify_seconds']:.2f} s{chosen})")
