@@ -87,14 +87,15 @@ def repair(machine, rec, rows, controller, limit: int = 100, slack: float = 0.05
             stopped = "the network fails the counterexample too"
             break
         net = record(controller, m.task, [], 0, m.base, canned=instance)
-        departure = first_departure(m, net)           # not None: the machine fails where the network does not
-        r, s, before = departure
+        r, s, before = first_departure(m, net)        # not None: the machine fails where the network does not
         options = _options(m, rec, rows, next_state, net, r, s, before)
         if not options:
             stopped = (f"no recorded state answers symbol {int(net.obs[r, 0])} as the network does"
                        if before is not None else "the start state answers otherwise")
             break
-        change = max(options, key=lambda c: _score(m, rec, c))
+        scores = [_score(m, rec, c) for c in options]
+        best = int(np.argmax(scores))                 # ties: the first, as _options orders them
+        change = dict(options[best], replay=round(scores[best], 4))
         if change["replay"] < floor:
             stopped = (f"every change would replay fewer recorded episodes than {floor:.2%}, the machine's replay"
                        " before the repair less the slack")
@@ -115,10 +116,10 @@ def repair(machine, rec, rows, controller, limit: int = 100, slack: float = 0.05
 
 def _options(m, rec, rows, next_state, net, r, s, before) -> list:
     """The changes that make the machine answer step ``r`` of the network's
-    run ``net`` as the network: the answer recorded in state ``s`` (if any
-    row there gives it), and the transition into ``s`` sent to each state
-    holding a recorded row with the network's feedback fields, input and
-    answer."""
+    run ``net`` as the network, in the order ties are broken: the answer
+    recorded in state ``s`` (if any row there gives it), then the transition
+    into ``s`` sent to each state holding a recorded row with the network's
+    feedback fields, input and answer, nearest row first."""
     xr, a, y = int(net.obs[r, 0]), int(net.action[r]), int(net.symbol[r])
     answers = (rec.obs[:, 0] == xr) & (rec.action == a) & (rec.symbol == y)
     options = []
@@ -149,13 +150,12 @@ def _apply(m, change) -> None:
 
 def _score(m, rec, change) -> float:
     """The fraction of recorded episodes the machine replays with ``change`` made
-    (ties: the first option, the recorded answer, then the nearest state)."""
+    (the machine is left as it was)."""
     s, x = change["state"], change["input"]
     saved = m.action[s, x], m.symbol[s, x], m.next[s, x]
     _apply(m, change)
     score = replay(m, rec)
     m.action[s, x], m.symbol[s, x], m.next[s, x] = saved
-    change["replay"] = round(score, 4)
     return score
 
 
