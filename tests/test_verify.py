@@ -576,3 +576,58 @@ def test_a_round_repairs_its_candidates_best_first_until_one_is_proved(monkeypat
                network_solves=True, extract_seconds=1.0, verify_seconds=0.1,
                extraction=dict(how, context="feedback", depth=6, candidates=tried))
     assert loop._line(row).endswith("1 machines verified; 1 repaired without a proof)")
+
+
+# ------------------------------------------------------------ the census of a counterexample's length
+def test_numbered_instances_enumerate_every_instance_in_any_chunks():
+    from tinyalgo.automata.witness import count_of_length, every_instance, numbered_instances
+    for task, n in (("multiplication", 2), ("addition3", 1), ("copy", 3)):
+        whole, count = every_instance(task, 10, n), count_of_length(task, 10, n)
+        assert len(whole) == count
+        parts = [numbered_instances(task, 10, n, np.arange(i, min(i + 77, count))) for i in range(0, count, 77)]
+        joined = concatenate_all(parts)
+        assert (joined.cells == whole.cells).all() and (joined.targets == whole.targets).all()
+    assert count_of_length("addition3", 10, 2) == 10 ** 6 and count_of_length("walk", 10, 3) is None
+
+
+def test_the_census_finds_every_instance_of_a_length_the_machine_fails_and_the_network_solves(monkeypatch):
+    from test_automata import reverse_controller
+    from tinyalgo.automata import census as census_module
+    controller, m = reverse_controller(), damaged_reverse_machine()
+    monkeypatch.setattr(census_module, "CHUNK", 7)                  # batches of 7: the chunking is exercised
+    c = census_module.census(m, controller, 2, limit=1000)
+    has_3 = sum(3 in (a, b) for a in range(10) for b in range(10))  # 19 boards of two digits hold a 3
+    assert (c["tested"], c["exhaustive"], c["machine_fails"], c["network_solves"], c["recorded"]) == (100, True, has_3,
+                                                                                                      has_3, has_3)
+    assert all((cells == 3).any() for cells in c["instances"].cells)
+    assert not any(run_on(m, c["instances"])[0])
+    sampled = census_module.census(m, controller, 4, limit=500, seed=1)
+    assert (sampled["tested"], sampled["exhaustive"]) == (500, False) and sampled["machine_fails"] > 100
+    monkeypatch.setattr(census_module, "RECORDED", 10)
+    assert census_module.census(m, controller, 2, limit=1000)["recorded"] == len(census_module.census(
+        m, controller, 2, limit=1000)["instances"]) == 10
+    clean = census_module.census(reverse_machine(10), controller, 3)
+    assert clean["machine_fails"] == 0 and clean["instances"] is None and clean["tested"] == 1000
+
+
+def test_the_loop_records_the_census_failures_in_its_next_round(monkeypatch):
+    from test_automata import reverse_controller
+    from tinyalgo.automata import loop
+    controller, seen = reverse_controller(), []
+    real = loop.recording_with
+
+    def spy(*args):
+        seen.append(args[-1])
+        return real(*args)
+
+    monkeypatch.setattr(loop, "recording_with", spy)
+    damaged = damaged_reverse_machine()
+    out = loop.refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False, machine=damaged,
+                      rounds=2, census_limit=1000)
+    c = out["rounds"][0]["census"]
+    assert c == dict(length=1, tested=10, exhaustive=True, machine_fails=1, network_solves=1, recorded=1)
+    failing = [b for b in seen[0] if len(b) == 1 and not run_on(damaged, b)[0][0]]
+    assert len(failing) == 2 + 1          # the counterexample twice (instances=2) and the census' one
+    plain = loop.refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False, machine=damaged,
+                        rounds=2)
+    assert "census" not in plain["rounds"][0]

@@ -21,7 +21,12 @@ so the next machine follows the network on it rather than failing it again.
 Where a counterexample's length has few instances (at most 1,000: addition's
 100 of one digit, multiplication's 80 of one digit), every instance of that
 length is recorded too: the counterexample shows the recording missed cases
-there, and they can all be covered.
+there, and they can all be covered.  With a census (``census_limit``), the
+machine is also run on every instance of the counterexample's length (a
+random sample where there are more than the limit) and the next round
+records the network on those the machine fails and the network solves
+(tinyalgo/automata/census.py): the family of instances the recording
+missed, taught at once rather than found one counterexample a round.
 
 Each round verifies several extractions of one recording, in order, and
 keeps the first that is proved, else the one that replays the most recorded
@@ -54,6 +59,7 @@ import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.behaviour import behaviour_tags
+from tinyalgo.automata.census import census
 from tinyalgo.automata.extract import CORNER_DIGITS, default_complexities, machines_and_rows, replay
 from tinyalgo.automata.record import record
 from tinyalgo.automata.repair import repair
@@ -147,24 +153,28 @@ def complete_with_network(machine, controller):
 
 
 def refine(controller, task, base=10, complexities=None, instances=50, seed=0, corners=True, rounds=8,
-           machine=None, verify_options=None, complete=False, train=None, repairs=0, log=None) -> dict:
+           machine=None, verify_options=None, complete=False, train=None, repairs=0, census_limit=0,
+           log=None) -> dict:
     """Run the loop (see the module doc) for at most ``rounds`` rounds, from
     ``machine`` if given, else from an extraction.  ``train(controller,
     counterexamples) -> dict`` trains the controller in place when it fails a
     counterexample (its dict has ``fixed``: it now solves them); ``repairs``
-    bounds the changes a round's repair makes (0: no repair).  Returns
+    bounds the changes a round's repair makes (0: no repair); with
+    ``census_limit`` > 0 each counterexample's length is searched for the
+    instances the machine fails (``census.census``, at most ``census_limit``
+    instances tested) and the next round records those the network solves.  Returns
     dict(machine (the last), report (its verification), rounds [one dict a
     round], counterexamples (as the verifier describes them: ``witness.rebuild``
     makes each an instance again), trained (whether the
     controller was changed))."""
     complexities = default_complexities(task) if complexities is None else list(complexities)
-    found, rows, trained = [], [], False
+    found, rows, trained, failing = [], [], False, []
     for r in range(rounds):
         t0 = time.perf_counter()
         if machine is None:
             whole = [every_instance(task, base, n) for n in sorted({length_of(task, i) for i in found})]
             rec = recording_with(controller, task, base, complexities, instances, seed, corners,
-                                 found * instances + [w for w in whole if w is not None])
+                                 found * instances + [w for w in whole if w is not None] + failing)
             machine, report, how, tried = select(controller, rec, seed, complete, verify_options, repairs, log)
             how = dict(how, candidates=tried)
         else:
@@ -177,8 +187,16 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
         if report["verdict"] == "counterexample":
             inst = rebuild(report["instance"])
             row["network_solves"] = bool(solves(controller, task, base, inst)[0])
+            if census_limit:
+                c = census(machine, controller, length_of(task, inst), census_limit, seed)
+                batch = c.pop("instances")
+                if batch is not None:
+                    failing.append(batch)
+                row["census"] = c
         if log:
             log(_line(row))
+            if "census" in row:
+                log(_census(row["census"]))
         if report["verdict"] != "counterexample":
             break
         found.append(inst)
@@ -199,6 +217,12 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
             machine = None                      # extract again, with the counterexamples recorded
     return dict(machine=machine, report=report, rounds=rows, counterexamples=[describe(task, i) for i in found],
                 trained=trained)
+
+
+def _census(c) -> str:
+    return (f"  census of length {c['length']}: the machine fails {c['machine_fails']:,} of {c['tested']:,}"
+            f" {'instances (all of them)' if c['exhaustive'] else 'random instances'}, the network solves"
+            f" {c['network_solves']:,} of those; {c['recorded']:,} recorded next round")
 
 
 def _trained(info) -> str:

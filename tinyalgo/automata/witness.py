@@ -187,25 +187,42 @@ def random_instances(task_name: str, base: int, n: int, k: int, rng) -> Instance
     return task.build(rng.integers(0, base, size=(k, task.rows, n)), np.full(k, n))
 
 
-def every_instance(task_name: str, base: int, n: int, limit: int = 1000):
-    """Every instance of length ``n`` (digits), as one batch, if there are at
-    most ``limit`` of them (copy and reverse: base^n boards; addition and
-    3-number addition: base^(rows x n); multiplication: base^n numbers times
-    the multipliers 2 .. base - 1); None otherwise, and for walk (whose
-    boards are a random fill)."""
-    task = make(task_name, base)
-    digits = {"copy": n, "reverse": n, "multiplication": n}.get(task_name, getattr(task, "rows", 0) * n)
-    multipliers = base - 2 if task_name == "multiplication" else 1
-    if task_name == "walk" or base ** digits * multipliers > limit:
+def count_of_length(task_name: str, base: int, n: int):
+    """How many instances of length ``n`` (digits) there are (copy and
+    reverse: base^n boards; addition and 3-number addition: base^(rows x n);
+    multiplication: base^n numbers times the multipliers 2 .. base - 1); None
+    for walk, whose boards are a random fill."""
+    if task_name == "walk":
         return None
-    grid = np.stack(np.unravel_index(np.arange(base ** digits), (base,) * digits), axis=1)      # (base^digits, digits)
-    k = len(grid)
+    rows = getattr(make(task_name, base), "rows", 0)
+    digits = {"copy": n, "reverse": n, "multiplication": n}.get(task_name, rows * n)
+    return base ** digits * (base - 2 if task_name == "multiplication" else 1)
+
+
+def numbered_instances(task_name: str, base: int, n: int, numbers) -> Instances:
+    """The instances of length ``n`` numbered ``numbers`` (int array, each
+    below ``count_of_length``): the digits of a number are its base-``base``
+    digits (multiplication: the multiplier 2 + number // base^n)."""
+    task = make(task_name, base)
+    numbers = np.asarray(numbers, dtype=np.int64)
+    rows = getattr(task, "rows", 1) if task_name in ("addition", "addition3") else 1
+    boards = base ** (rows * n)
+    grid = np.stack(np.unravel_index(numbers % boards, (base,) * (rows * n)), axis=1)     # (k, rows * n)
+    k = len(numbers)
     if task_name in ("copy", "reverse"):
         return task.build(grid, np.full(k, n), np.zeros(k, dtype=np.int64))
     if task_name == "multiplication":
-        m = np.repeat(np.arange(2, base), k)
-        return task.build(np.tile(grid, (base - 2, 1)), m, np.full(len(m), n))
-    return task.build(grid.reshape(k, task.rows, n), np.full(k, n))
+        return task.build(grid, 2 + numbers // boards, np.full(k, n))
+    return task.build(grid.reshape(k, rows, n), np.full(k, n))
+
+
+def every_instance(task_name: str, base: int, n: int, limit: int = 1000):
+    """Every instance of length ``n`` (digits), as one batch, if there are at
+    most ``limit`` of them (``count_of_length``); None otherwise, and for walk."""
+    count = count_of_length(task_name, base, n)
+    if count is None or count > limit:
+        return None
+    return numbered_instances(task_name, base, n, np.arange(count))
 
 
 def length_of(task_name: str, inst: Instances) -> int:

@@ -89,7 +89,8 @@ def cmd_verify_loop(args) -> int:
         print(f"{args.checkpoint} holds no run to go on with (no Q-learning run state): the network is not trained")
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     out = refine(controller, task, base, args.complexities, args.instances, args.seed, not args.no_corners,
-                 args.rounds, complete=args.complete, train=train, repairs=args.repairs, log=print)
+                 args.rounds, complete=args.complete, train=train, repairs=args.repairs, census_limit=args.census,
+                 log=print)
     os.makedirs(args.out, exist_ok=True)
     out["machine"].save(os.path.join(args.out, "machine.json"))
     if out["trained"]:
@@ -138,6 +139,10 @@ def register(sub) -> None:
                       help="where a round proves no machine and the network solves the counterexample, change at"
                            " most N transitions of the kept machine to follow the network, verifying after each;"
                            " 0: no repair (default 100)")
+    loop.add_argument("--census", type=int_at_least(0), default=1_000_000, metavar="N",
+                      help="run each counterexample's length on the machine, every instance or N random ones if"
+                           " there are more, and record the network next round on those the machine fails and"
+                           " the network solves; 0: only the counterexample (default 1000000)")
     loop.add_argument("--complete", action="store_true",
                       help="answer each machine's pairs never recorded by the network before verifying it"
                            " (default: they move left without writing, as MachineAgent without a controller)")

@@ -1,0 +1,68 @@
+"""A census of one length: every instance of the length of a counterexample
+(or a large random sample where there are too many), run on the machine in
+the real environment, and those it fails that the network solves (issue 27,
+item 2; paper section 6.4, "discretization of state").
+
+The verifier reports one shortest counterexample; the machine usually fails
+a family of instances of that length that the recording missed (for
+3-number addition: a few hundred of the 10^6 boards of two digits, columns of
+zeros in one context, which 100 random instances would miss).  Recording the
+network on all of them in the loop's next round teaches the extraction the
+whole family at once, where recording the one counterexample would have it
+found again one instance at a time.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tinyalgo.automata.witness import count_of_length, make, numbered_instances, random_instances, run_on, solves
+from tinyalgo.tasks.instances import concatenate
+
+CHUNK = 100_000          # instances run at once (fewer at long lengths: CELLS)
+CELLS = 2_000_000        # digits of the instances run at once, at most
+RECORDED = 1000          # at most this many failing instances are recorded (a random subset)
+
+
+def exhaustive(task: str, base: int, n: int, limit: int) -> bool:
+    """Whether there are at most ``limit`` instances of length ``n`` (``witness.count_of_length``)."""
+    count = count_of_length(task, base, n)
+    return count is not None and count <= limit
+
+
+def batches(task: str, base: int, n: int, limit: int, rng):
+    """The instances of length ``n`` in batches: every one, in order, if
+    ``exhaustive``, else ``limit`` random ones.  Each batch holds at most
+    ``CHUNK`` instances and ``CELLS`` digits."""
+    every = exhaustive(task, base, n, limit)
+    total = count_of_length(task, base, n) if every else limit
+    per = max(1, min(CHUNK, CELLS // max(n, 1)))
+    for i in range(0, total, per):
+        k = min(per, total - i)
+        if every:
+            yield numbered_instances(task, base, n, np.arange(i, i + k))
+        else:
+            yield random_instances(task, base, n, k, rng)
+
+
+def census(machine, controller, n: int, limit: int = 1_000_000, seed: int = 0) -> dict:
+    """Run ``machine`` on the instances of length ``n`` (``batches``) and the
+    network on those it fails.  Returns dict(length, tested, exhaustive,
+    machine_fails, network_solves (of those), recorded (how many of them
+    are returned), instances (at most ``RECORDED`` of the failing instances
+    the network solves, a random subset; None if there are none))."""
+    rng = np.random.default_rng(seed)
+    tested = fails = 0
+    good = []
+    for batch in batches(machine.task, machine.base, n, limit, rng):
+        tested += len(batch)
+        failing = batch.take(np.nonzero(~np.asarray(run_on(machine, batch)[0], dtype=bool))[0])
+        fails += len(failing)
+        solved = np.nonzero(solves(controller, machine.task, machine.base, failing))[0] if len(failing) else []
+        if len(solved):
+            good.append(failing.take(solved))
+    good = concatenate(good, make(machine.task, machine.base).vocab.NONE) if good else None
+    solved = len(good) if good is not None else 0
+    if solved > RECORDED:
+        good = good.take(np.sort(rng.choice(solved, RECORDED, replace=False)))
+    return dict(length=int(n), tested=int(tested), exhaustive=exhaustive(machine.task, machine.base, n, limit),
+                machine_fails=int(fails), network_solves=int(solved), recorded=min(solved, RECORDED), instances=good)
