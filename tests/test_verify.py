@@ -359,7 +359,9 @@ def test_the_certified_table_joins_the_training_runs_with_the_loops(tmp_path, ca
                                      verify_seconds=0.5)]),
                          (101, [dict(round=0, states=40, verdict="counterexample", length=2, extract_seconds=6.0,
                                      verify_seconds=0.1, network_solves=False,
-                                     training=dict(fixed=True, updates=75, chars=1000)),
+                                     training=dict(fixed=True, updates=75, chars=1000),
+                                     census=dict(length=2, tested=100, exhaustive=True, machine_fails=9,
+                                                 network_solves=7, recorded=7)),
                                 dict(round=1, states=41, verdict="counterexample", length=3, extract_seconds=7.0,
                                      verify_seconds=0.2, network_solves=True, extraction=dict(k=4, repairs=6))])):
         folder = tmp_path / f"loop-addition-s{seed}"
@@ -370,8 +372,8 @@ def test_the_certified_table_joins_the_training_runs_with_the_loops(tmp_path, ca
     assert main(["experiment", "certified", "--runs", str(runs), "--loops", *loops, "--out", str(tmp_path / "t")]) == 0
     table = (tmp_path / "t" / "certified.md").read_text()
     assert "### addition: 1 of 2 seeds proved" in table
-    assert "| 100 | 1.0 | 0.98 | 10.5 | 30 | yes | 1 | - | - | 5.0 | 0.5 |" in table
-    assert "| 101 | 1.0 | 0.5 | 9.0 | 41 | counterexample, length 3 | 2 | 75 | 6 | 13.0 | 0.3 |" in table
+    assert "| 100 | 1.0 | 0.98 | 10.5 | 30 | yes | 1 | - | - | - | - | 5.0 | 0.5 |" in table
+    assert "| 101 | 1.0 | 0.5 | 9.0 | 41 | counterexample, length 3 | 2 | 75 | 6 | 7 | 2 | 13.0 | 0.3 |" in table
     rows = (tmp_path / "t" / "certified.csv").read_text().splitlines()
     assert rows[0].startswith("task,seed,solved_100") and len(rows) == 3
     capsys.readouterr()

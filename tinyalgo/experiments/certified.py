@@ -1,7 +1,8 @@
 """Certified length generalisation on fresh seeds (issue 27; paper section 6.4): one row per trained network,
 from its training run (the solved fractions of Table 1's re-test at lengths 100 and 1,000) and its
 ``tinyalgo verify-loop`` folder (the machine's states, the verdict, the rounds of the loop, the training on
-counterexamples, the transitions repaired, the time), and a table per task.
+counterexamples, the transitions repaired, the censuses of the counterexamples' lengths, the time), and a
+table per task.
 
     tinyalgo experiment certified --runs RUNS.csv [RUNS.csv ...] --loops DIR [DIR ...] --out OUT
 
@@ -16,7 +17,8 @@ from tinyalgo.experiments.table1_report import read_results_csv
 from tinyalgo.runs.fileio import atomic_write_bytes
 
 COLUMNS = ("task", "seed", "solved_100", "solved_1000", "train_minutes", "states", "verdict", "counterexample_length",
-           "rounds", "trained_updates", "repaired_transitions", "extract_seconds", "verify_seconds")
+           "rounds", "trained_updates", "repaired_transitions", "census_recorded", "census_network_fails",
+           "extract_seconds", "verify_seconds")
 
 
 def _runs(paths) -> dict:
@@ -26,7 +28,8 @@ def _runs(paths) -> dict:
 
 def loop_row(folder: str) -> dict:
     """What a ``verify-loop`` folder established: the last machine's states and verdict, the rounds, the
-    updates of training on counterexamples, the transitions repaired and the time spent."""
+    updates of training on counterexamples, the transitions repaired, the censuses' instances recorded (the
+    machine failed them, the network solves them) and those the network fails too, and the time spent."""
     with open(os.path.join(folder, "loop.json")) as f:
         loop = json.load(f)
     rounds, last = loop["rounds"], loop["rounds"][-1]
@@ -34,6 +37,9 @@ def loop_row(folder: str) -> dict:
                 counterexample_length=last["length"] if last["verdict"] == "counterexample" else "",
                 rounds=len(rounds), trained_updates=sum(r.get("training", {}).get("updates", 0) for r in rounds),
                 repaired_transitions=sum((r.get("extraction") or {}).get("repairs", 0) for r in rounds),
+                census_recorded=sum(r["census"]["recorded"] for r in rounds if "census" in r),
+                census_network_fails=sum(r["census"]["machine_fails"] - r["census"]["network_solves"]
+                                         for r in rounds if "census" in r),
                 extract_seconds=round(sum(r["extract_seconds"] for r in rounds), 1),
                 verify_seconds=round(sum(r["verify_seconds"] for r in rounds), 2),
                 task=loop["task"], checkpoint=loop["checkpoint"])
@@ -62,13 +68,15 @@ def markdown(rows) -> str:
         proved = sum(r["verdict"] == "proved" for r in mine)
         out += [f"### {task}: {proved} of {len(mine)} seeds proved", "",
                 "| seed | network solved @100 | @1000 | training, min | machine states | proved | rounds"
-                " | trained on counterexamples (updates) | transitions repaired | extraction, s | verification, s |",
-                "|---|---|---|---|---|---|---|---|---|---|---|"]
+                " | trained on counterexamples (updates) | transitions repaired | census: recorded"
+                " | census: network fails | extraction, s | verification, s |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in mine:
             verdict = {"proved": "yes", "counterexample": f"counterexample, length {r['counterexample_length']}"}
             out.append(f"| {r['seed']} | {r['solved_100']} | {r['solved_1000']} | {r['train_minutes']} | {r['states']}"
                        f" | {verdict.get(r['verdict'], r['verdict'])} | {r['rounds']} | {r['trained_updates'] or '-'}"
-                       f" | {r['repaired_transitions'] or '-'} | {r['extract_seconds']} | {r['verify_seconds']} |")
+                       f" | {r['repaired_transitions'] or '-'} | {r['census_recorded'] or '-'}"
+                       f" | {r['census_network_fails'] or '-'} | {r['extract_seconds']} | {r['verify_seconds']} |")
         out.append("")
     return "\n".join(out)
 
