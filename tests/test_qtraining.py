@@ -128,7 +128,7 @@ def explored_by_lane(monkeypatch, **kw):
 
     monkeypatch.setattr(Environment, "step", spy)
     trainer = QTrainer(small(epsilon=0.5, **kw), log=lambda s: None)
-    trainer._start_segment()
+    trainer.start_segment()
     for _ in range(5):
         trainer.update()
     return np.any(seen, axis=0)

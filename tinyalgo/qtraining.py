@@ -155,7 +155,7 @@ class QTrainer:
         """Train until solved, out of budget, or ``should_stop()`` at a boundary."""
         cfg, s = self.cfg, self.state
         t0 = time.perf_counter() - s.seconds
-        self._start_segment()
+        self.start_segment()
         try:
             while not s.done and s.chars < cfg.budget and not should_stop():
                 self.update()
@@ -164,7 +164,7 @@ class QTrainer:
                     self.validate(s.seconds)
                     self.mark_boundary()
                     on_boundary(self)
-                    self._start_segment()
+                    self.start_segment()
         except KeyboardInterrupt:
             self.log("interrupted: keeping the last segment boundary")
             raise
@@ -219,7 +219,7 @@ class QTrainer:
         return evaluate_complexity(self.agent, task, c, env=env)
 
     # ------------------------------------------------------------- segments
-    def _start_segment(self):
+    def start_segment(self):
         """Fresh lanes and a zero state, seeded from the run's generator."""
         self.env.set_complexity(self.curriculum.sampler(low_accuracy=self.state.val_char_accuracy < 0.7))
         obs = self.env.reset(seed=int(self.rng.integers(2 ** 63)))

@@ -47,7 +47,7 @@ def retrain(controller, cfg, state: RunState, counterexamples: list, max_updates
     trainer = QTrainer(replace(cfg, budget=2 ** 62, seed=seed, reference=controller.reference), controller=controller,
                        state=run, log=lambda line: None)
     rng = np.random.default_rng(seed)
-    trainer._start_segment()
+    trainer.start_segment()
     chars0 = trainer.state.chars
     for update in range(1, max_updates + 1):
         obs, hidden, reset = trainer.lanes
