@@ -26,7 +26,7 @@ extra = {"reference": True} if args.reference else {}      # older revisions hav
 
 trainer = QTrainer(QConfig(task="addition", seed=0, start=args.level, dtype=args.dtype, threads=args.threads,
                            **extra), log=lambda s: None)
-trainer._start_segment()
+trainer.start_segment()
 trainer.update()                                     # warm up
 rates = []
 for _ in range(5):
