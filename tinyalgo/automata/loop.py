@@ -34,8 +34,8 @@ episodes (its counterexample is the round's): the behaviour tags of ``tinyalgo
 automaton`` (feedback fields, six steps), the one-step tags of the narrower
 context (feedback fields and the previous symbol, tinyalgo/automata/behaviour.py)
 and the feedback fields' tags over twelve steps (a 3-number addition network
-that goes back up a column before writing, four or five steps a column, shows
-the carry it holds only at the next column's write, up to ten steps on), each with k = 1, 2, 4, ..., 32 k-means
+that takes five steps a column shows the carry it holds only at the next
+column's write, up to ten steps on), each with k = 1, 2, 4, ..., 32 k-means
 clusters.  A proof is a proof whichever
 extraction gave it; how close the machine is to the network is measured apart
 (``extract.fidelity``).
