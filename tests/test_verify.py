@@ -429,19 +429,6 @@ def test_behaviour_tags_in_the_previous_symbols_context_never_mix_contexts():
         behaviour_tags(rec, net, context="column")
 
 
-def test_a_round_offers_each_tag_variant_with_each_k_in_order():
-    from tinyalgo.automata import loop
-    from tinyalgo.automata.record import record
-    from tinyalgo.controller import make_controller
-    from tinyalgo.environment import Environment
-    from tinyalgo.runs.config import QConfig
-    net = make_controller(Environment("addition3", batch_size=1), QConfig(task="addition3", units=6), seed=1)
-    rec = record(net, "addition3", [6], instances=4, seed=0)
-    offered = [how for how, *_ in loop.candidates(net, rec)]
-    assert [(h["context"], h["depth"], h["k"]) for h in offered] == [
-        (c, d, k) for c, d in (("feedback", 6), ("previous", 1), ("feedback", 12)) for k in (1, 2, 4, 8, 16, 32)]
-
-
 def test_a_counterexample_recorded_five_times_is_five_episodes():
     from test_automata import reverse_controller
     from tinyalgo.automata.loop import recording_with

@@ -31,12 +31,9 @@ missed, taught at once rather than found one counterexample a round.
 Each round verifies several extractions of one recording, in order, and
 keeps the first that is proved, else the one that replays the most recorded
 episodes (its counterexample is the round's): the behaviour tags of ``tinyalgo
-automaton`` (feedback fields, six steps), the one-step tags of the narrower
-context (feedback fields and the previous symbol, tinyalgo/automata/behaviour.py)
-and the feedback fields' tags over twelve steps (a 3-number addition network
-that takes five steps a column shows the carry it holds only at the next
-column's write, up to ten steps on), each with k = 1, 2, 4, ..., 32 k-means
-clusters.  A proof is a proof whichever
+automaton`` (feedback fields, six steps) and the one-step tags of the narrower
+context (feedback fields and the previous symbol, tinyalgo/automata/behaviour.py),
+each with k = 1, 2, 4, ..., 32 k-means clusters.  A proof is a proof whichever
 extraction gave it; how close the machine is to the network is measured apart
 (``extract.fidelity``).
 
@@ -73,8 +70,7 @@ from tinyalgo.tasks.instances import concatenate
 
 
 # The extractions a round verifies, in order (see the module doc).
-TAG_VARIANTS = (dict(context="feedback", depth=6, tests=8), dict(context="previous", depth=1, tests=1),
-                dict(context="feedback", depth=12, tests=8))
+TAG_VARIANTS = (dict(context="feedback", depth=6, tests=8), dict(context="previous", depth=1, tests=1))
 K_VALUES = (1, 2, 4, 8, 16, 32)
 
 
