@@ -205,6 +205,8 @@ def test_verify_command_writes_its_report_and_exports(tmp_path, capsys):
     (["verify", "MACHINE", "--window", "0"], "--window"),
     (["verify", "MACHINE", "--window", "3", "--max-window", "2"], "larger than --max-window"),
     (["verify", "MACHINE", "--json", "DIR"], "is a folder"),
+    (["verify-loop", "nowhere.npz", "--out", "DIR", "--census", "-1"], "--census"),
+    (["verify-loop", "nowhere.npz", "--out", "DIR", "--census", "1000000000000"], "--census must be at most"),
 ])
 def test_verify_command_refuses_bad_input_in_one_line(tmp_path, capsys, argv, message):
     path = tmp_path / "machine.json"

@@ -75,7 +75,13 @@ def cmd_verify(args) -> int:
     return 0
 
 
+CENSUS_MAX = 10 ** 8      # instances a census may run: about 5 minutes a round on this machine's cores
+
+
 def cmd_verify_loop(args) -> int:
+    if args.census > CENSUS_MAX:
+        raise UsageError(f"--census must be at most {CENSUS_MAX:,} instances (a census of 10^6 takes about 3 s);"
+                         f" got {args.census:,}")
     check_writable_folder(args.out, "--out")
     controller, extra, task, base = checkpoint_run(args.checkpoint, args.task)
     if task not in SPECS:
@@ -142,7 +148,7 @@ def register(sub) -> None:
     loop.add_argument("--census", type=int_at_least(0), default=1_000_000, metavar="N",
                       help="run each counterexample's length on the machine, every instance or N random ones if"
                            " there are more, and record the network next round on those the machine fails and"
-                           " the network solves; 0: only the counterexample (default 1000000)")
+                           " the network solves; 0: only the counterexample; at most 10^8 (default 1000000)")
     loop.add_argument("--complete", action="store_true",
                       help="answer each machine's pairs never recorded by the network before verifying it"
                            " (default: they move left without writing, as MachineAgent without a controller)")
