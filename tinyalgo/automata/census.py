@@ -6,10 +6,10 @@ item 2; paper section 6.4, "discretization of state").
 The verifier reports one shortest counterexample; the machine usually fails
 a family of instances of that length that the recording missed (for
 3-number addition: 0.1 % to 10 % of the 10^6 boards of two digits, most of
-them through a handful of transitions).  Recording the
-network on all of them in the loop's next round teaches the extraction the
-whole family at once, where recording the one counterexample would have it
-found again one instance at a time.
+them through a handful of transitions).  Recording the network on them (up
+to ``RECORDED``) in the loop's next round teaches the extraction the family
+at once, where recording the one counterexample would have it found again
+one instance at a time.
 """
 from __future__ import annotations
 
