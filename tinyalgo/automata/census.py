@@ -21,6 +21,7 @@ from tinyalgo.tasks.instances import concatenate
 CHUNK = 100_000          # instances run at once (fewer at long lengths: CELLS)
 CELLS = 2_000_000        # digits of the instances run at once, at most
 RECORDED = 1000          # at most this many failing instances are recorded (a random subset)
+LIMIT = 1_000_000        # instances a census runs by default (10^6: about 3 s for 3-number addition's two digits)
 
 
 def exhaustive(task: str, base: int, n: int, limit: int) -> bool:
@@ -44,7 +45,7 @@ def batches(task: str, base: int, n: int, limit: int, rng):
             yield random_instances(task, base, n, k, rng)
 
 
-def census(machine, controller, n: int, limit: int = 1_000_000, seed: int = 0) -> dict:
+def census(machine, controller, n: int, limit: int = LIMIT, seed: int = 0) -> dict:
     """Run ``machine`` on the instances of length ``n`` (``batches``) and the
     network on those it fails.  Returns dict(length, tested, exhaustive,
     machine_fails, network_solves (of those), recorded (how many of them

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 
+from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT
 from tinyalgo.automata.export import save_aalpy, save_dot
 from tinyalgo.automata.loop import refine
 from tinyalgo.automata.machine import load_machine
@@ -75,7 +76,7 @@ def cmd_verify(args) -> int:
     return 0
 
 
-CENSUS_MAX = 10 ** 8      # instances a census may run: about 5 minutes a round on this machine's cores
+CENSUS_MAX = 10 ** 8      # instances a census may run: about 5 minutes a round at 3 s a million
 
 
 def cmd_verify_loop(args) -> int:
@@ -145,10 +146,10 @@ def register(sub) -> None:
                       help="where a round proves no machine and the network solves the counterexample, change at"
                            " most N transitions of the kept machine to follow the network, verifying after each;"
                            " 0: no repair (default 100)")
-    loop.add_argument("--census", type=int_at_least(0), default=1_000_000, metavar="N",
+    loop.add_argument("--census", type=int_at_least(0), default=CENSUS_LIMIT, metavar="N",
                       help="run each counterexample's length on the machine, every instance or N random ones if"
                            " there are more, and record the network next round on those the machine fails and"
-                           " the network solves; 0: only the counterexample; at most 10^8 (default 1000000)")
+                           f" the network solves; 0: only the counterexample; at most 10^8 (default {CENSUS_LIMIT})")
     loop.add_argument("--complete", action="store_true",
                       help="answer each machine's pairs never recorded by the network before verifying it"
                            " (default: they move left without writing, as MachineAgent without a controller)")
