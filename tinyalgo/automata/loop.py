@@ -37,8 +37,7 @@ addition network that goes back up a column before writing, five steps a
 column, shows the carry it holds only at the next column's write, up to ten
 steps on) and the one-step tags of the narrower context (feedback fields and
 the previous symbol, tinyalgo/automata/behaviour.py), each with k = 1, 2, 4,
-..., 32 k-means clusters.  A proof is a proof whichever extraction gave it;
-how close the machine is to the network is measured apart
+..., 32 k-means clusters.  A proof is a proof whichever extraction gave it; how close the machine is to the network is measured apart
 (``extract.fidelity``).
 
 With ``repairs`` > 0, a round that proves none of them repairs them, best
