@@ -392,7 +392,7 @@ def test_a_round_keeps_the_first_proved_machine_else_the_one_replaying_most(monk
                   if verify(m)["verdict"] == "counterexample"][:2]
     offered = []
 
-    def fake(controller, rec, seed=0, depth=None):
+    def fake(controller, rec, seed=0):
         for i, (m, replayed) in enumerate(rec):
             offered.append(i)
             yield dict(k=i + 1), m, replayed, None

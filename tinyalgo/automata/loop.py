@@ -32,12 +32,13 @@ Each round verifies several extractions of one recording, in order, and
 keeps the first that is proved, else the one that replays the most recorded
 episodes (its counterexample is the round's): the behaviour tags of ``tinyalgo
 automaton`` (feedback fields, six steps, or twice the network's median steps
-between two writes on the loop's first recording if that is more: a 3-number
-addition network that goes back up a column before writing, five steps a
-column, shows the carry it holds only at the next column's write, up to ten
-steps on) and the one-step tags of the narrower context (feedback fields and
-the previous symbol, tinyalgo/automata/behaviour.py), each with k = 1, 2, 4,
-..., 32 k-means clusters.  A proof is a proof whichever extraction gave it; how close the machine is to the network is measured apart
+between two writes if that is more: a 3-number addition network that goes
+back up a column before writing, five steps a column, shows the carry it
+holds only at the next column's write, up to ten steps on) and the one-step
+tags of the narrower context (feedback fields and the previous symbol,
+tinyalgo/automata/behaviour.py), each with k = 1, 2, 4, ..., 32 k-means
+clusters.  A proof is a proof whichever
+extraction gave it; how close the machine is to the network is measured apart
 (``extract.fidelity``).
 
 With ``repairs`` > 0, a round that proves none of them repairs them, best
@@ -88,32 +89,26 @@ def recording_with(controller, task, base, complexities, instances, seed, corner
     return record(controller, task, complexities, instances, base, seed, canned)
 
 
-def multi_step_depth(rec) -> int:
-    """The depth of the multi-step behaviour tags: six steps, or twice the
-    recorded network's median steps between writes if that is more (the
-    tests reach the write after next, where a carry shows)."""
-    return max(max(v["depth"] for v in TAG_VARIANTS), 2 * steps_between_writes(rec))
-
-
-def candidates(controller, rec, seed: int = 0, depth: int | None = None):
+def candidates(controller, rec, seed: int = 0):
     """The machines a round verifies, in order: yields (how it was extracted,
     reduced machine, the fraction of recorded episodes it replays, the
-    machine state of each recorded row).  A feed-forward controller has one.
-    ``depth``: of the multi-step tags (None: ``multi_step_depth(rec)``)."""
+    machine state of each recorded row).  A feed-forward controller has one."""
     if rec.state.shape[1] == 0:
         reduced, rows = machines_and_rows(rec, 1, seed)[2:]
         yield dict(k=1), reduced, replay(reduced, rec), rows
         return
     for variant in TAG_VARIANTS:
-        steps = variant["depth"] if variant["depth"] == 1 else depth or multi_step_depth(rec)
-        tags = behaviour_tags(rec, controller, steps, variant["tests"], seed, context=variant["context"])
+        depth = variant["depth"]
+        if depth > 1:                           # at least up to the write after next
+            depth = max(depth, 2 * steps_between_writes(rec))
+        tags = behaviour_tags(rec, controller, depth, variant["tests"], seed, context=variant["context"])
         for k in K_VALUES:
             reduced, rows = machines_and_rows(rec, k, seed, tags)[2:]
-            yield dict(variant, depth=steps, k=k), reduced, replay(reduced, rec), rows
+            yield dict(variant, depth=depth, k=k), reduced, replay(reduced, rec), rows
 
 
 def select(controller, rec, seed: int = 0, complete: bool = False, verify_options=None, repairs: int = 0,
-           log=None, depth: int | None = None) -> tuple:
+           log=None) -> tuple:
     """Verify the ``candidates`` of ``rec`` in order; (machine, its
     verification, how it was extracted, candidates verified) of the first
     proved, else of the one replaying the most recorded episodes (then the
@@ -122,10 +117,9 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
     they leave the network (tinyalgo/automata/repair.py, at most ``repairs``
     changes each), best first, until one is proved; the round keeps the
     first proved, else the best unrepaired one (as without repairs), with
-    the repairs tried listed in ``repaired_unproved``.  ``depth``: as in
-    ``candidates``."""
+    the repairs tried listed in ``repaired_unproved``."""
     kept, tried = [], 0
-    for how, machine, replayed, rows in candidates(controller, rec, seed, depth):
+    for how, machine, replayed, rows in candidates(controller, rec, seed):
         if complete:
             machine = complete_with_network(machine, controller)
         report = verify(machine, **(verify_options or {}))
@@ -181,15 +175,14 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     makes each an instance again), trained (whether the
     controller was changed))."""
     complexities = default_complexities(task) if complexities is None else list(complexities)
-    found, rows, trained, failing, depth = [], [], False, [], None
+    found, rows, trained, failing = [], [], False, []
     for r in range(rounds):
         t0 = time.perf_counter()
         if machine is None:
             whole = [every_instance(task, base, n) for n in sorted({length_of(task, i) for i in found})]
             rec = recording_with(controller, task, base, complexities, instances, seed, corners,
                                  found * instances + [w for w in whole if w is not None] + failing)
-            depth = depth or multi_step_depth(rec)          # the first recording's: the fresh instances'
-            machine, report, how, tried = select(controller, rec, seed, complete, verify_options, repairs, log, depth)
+            machine, report, how, tried = select(controller, rec, seed, complete, verify_options, repairs, log)
             how = dict(how, candidates=tried)
         else:
             report, how = verify(machine, **(verify_options or {})), {}
