@@ -635,36 +635,3 @@ def test_the_loop_records_the_census_failures_in_its_next_round(monkeypatch):
     plain = loop.refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False, machine=damaged,
                         rounds=2)
     assert "census" not in plain["rounds"][0]
-
-
-def test_the_multi_step_tags_reach_the_write_after_next():
-    from tinyalgo.automata import loop
-    from tinyalgo.automata.behaviour import steps_between_writes
-    from tinyalgo.automata.record import Recording
-    T, n_moves = 23, 4
-    action = np.zeros(T, dtype=np.int64)
-    action[[0, 5, 10, 15, 17]] = n_moves                   # writes 5, 5, 5 and 2 steps apart; a second episode
-    next_row = np.append(np.arange(1, T), -1)
-    next_row[17] = -1
-    first = np.zeros(T, dtype=bool)
-    first[[0, 18]] = True
-    rec = Recording(np.zeros((T, 0)), np.zeros((T, 5), dtype=np.int64), action, np.full(T, -1), next_row, first,
-                    "addition3", 10, n_moves)
-    assert steps_between_writes(rec) == 5
-    rec.action[:] = 0
-    assert steps_between_writes(rec) == 0
-    calls, gap = [], [5]
-    monkey = pytest.MonkeyPatch()
-    monkey.setattr(loop, "steps_between_writes", lambda rec: gap[0])
-    monkey.setattr(loop, "behaviour_tags", lambda rec, c, depth, tests, seed, context: calls.append(depth) or
-                   np.zeros(len(rec), dtype=np.int64))
-    monkey.setattr(loop, "machines_and_rows", lambda *a: (None, None, reverse_machine(10), None))
-    monkey.setattr(loop, "replay", lambda m, rec: 1.0)
-    fake = Recording(np.zeros((3, 4)), np.zeros((3, 5), dtype=np.int64), np.zeros(3, dtype=np.int64),
-                     np.full(3, -1), np.array([1, 2, -1]), np.array([True, False, False]), "addition3", 10, 4)
-    offered = [how["depth"] for how, *_ in loop.candidates(None, fake)]
-    gap[0] = 2
-    again = [how["depth"] for how, *_ in loop.candidates(None, fake)]
-    monkey.undo()
-    assert calls == [10, 1, 6, 1] and offered == [10] * 6 + [1] * 6    # twice five steps; one-step tags stay one
-    assert again == [6] * 6 + [1] * 6                                   # at least six

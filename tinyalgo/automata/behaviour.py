@@ -94,22 +94,6 @@ def run_tests(model, h, feedback, tests, n_moves, none, moves=None, chunk: int =
     return out
 
 
-def steps_between_writes(rec, longest: int = 64) -> int:
-    """The median number of steps from a recorded write to the next write of
-    the same episode (at most ``longest``; 0 if no write is followed by
-    another): a memory that the next write does not show (a carry) shows at
-    the write after it, up to twice this many steps on."""
-    cur = np.nonzero(rec.action >= rec.n_moves)[0]
-    gap = np.full(len(cur), -1)
-    for k in range(1, longest + 1):
-        cur = np.where(cur >= 0, rec.next_row[np.maximum(cur, 0)], -1)
-        hit = (gap < 0) & (cur >= 0) & (rec.action[np.maximum(cur, 0)] >= rec.n_moves)
-        gap[hit] = k
-        cur[hit] = -1
-    gap = gap[gap > 0]
-    return int(np.median(gap)) if len(gap) else 0
-
-
 def contexts(rec, context: str = "feedback") -> tuple:
     """The context of every recorded row: (keys (G, 4 or 5), group (T,)):
     its feedback fields 1..4, and with ``context="previous"`` the symbol read

@@ -31,13 +31,9 @@ missed, taught at once rather than found one counterexample a round.
 Each round verifies several extractions of one recording, in order, and
 keeps the first that is proved, else the one that replays the most recorded
 episodes (its counterexample is the round's): the behaviour tags of ``tinyalgo
-automaton`` (feedback fields, six steps, or twice the network's median steps
-between two writes if that is more: a 3-number addition network that goes
-back up a column before writing, five steps a column, shows the carry it
-holds only at the next column's write, up to ten steps on) and the one-step
-tags of the narrower context (feedback fields and the previous symbol,
-tinyalgo/automata/behaviour.py), each with k = 1, 2, 4, ..., 32 k-means
-clusters.  A proof is a proof whichever
+automaton`` (feedback fields, six steps) and the one-step tags of the narrower
+context (feedback fields and the previous symbol, tinyalgo/automata/behaviour.py),
+each with k = 1, 2, 4, ..., 32 k-means clusters.  A proof is a proof whichever
 extraction gave it; how close the machine is to the network is measured apart
 (``extract.fidelity``).
 
@@ -62,7 +58,7 @@ import time
 import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
-from tinyalgo.automata.behaviour import behaviour_tags, steps_between_writes
+from tinyalgo.automata.behaviour import behaviour_tags
 from tinyalgo.automata.census import census
 from tinyalgo.automata.extract import CORNER_DIGITS, default_complexities, machines_and_rows, replay
 from tinyalgo.automata.record import record
@@ -98,13 +94,10 @@ def candidates(controller, rec, seed: int = 0):
         yield dict(k=1), reduced, replay(reduced, rec), rows
         return
     for variant in TAG_VARIANTS:
-        depth = variant["depth"]
-        if depth > 1:                           # at least up to the write after next
-            depth = max(depth, 2 * steps_between_writes(rec))
-        tags = behaviour_tags(rec, controller, depth, variant["tests"], seed, context=variant["context"])
+        tags = behaviour_tags(rec, controller, variant["depth"], variant["tests"], seed, context=variant["context"])
         for k in K_VALUES:
             reduced, rows = machines_and_rows(rec, k, seed, tags)[2:]
-            yield dict(variant, depth=depth, k=k), reduced, replay(reduced, rec), rows
+            yield dict(variant, k=k), reduced, replay(reduced, rec), rows
 
 
 def select(controller, rec, seed: int = 0, complete: bool = False, verify_options=None, repairs: int = 0,
