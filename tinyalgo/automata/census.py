@@ -30,11 +30,10 @@ def exhaustive(task: str, base: int, n: int, limit: int) -> bool:
     return count is not None and count <= limit
 
 
-def batches(task: str, base: int, n: int, limit: int, rng):
+def batches(task: str, base: int, n: int, limit: int, every: bool, rng):
     """The instances of length ``n`` in batches: every one, in order, if
-    ``exhaustive``, else ``limit`` random ones.  Each batch holds at most
-    ``CHUNK`` instances and ``CELLS`` digits."""
-    every = exhaustive(task, base, n, limit)
+    ``every`` (``exhaustive``), else ``limit`` random ones.  Each batch holds
+    at most ``CHUNK`` instances and ``CELLS`` digits."""
     total = count_of_length(task, base, n) if every else limit
     per = max(1, min(CHUNK, CELLS // max(n, 1)))
     for i in range(0, total, per):
@@ -51,19 +50,21 @@ def census(machine, controller, n: int, limit: int = LIMIT, seed: int = 0) -> di
     machine_fails, network_solves (of those), recorded (how many of them
     are returned), instances (at most ``RECORDED`` of the failing instances
     the network solves, a random subset; None if there are none))."""
+    task, base = machine.task, machine.base
     rng = np.random.default_rng(seed)
+    every = exhaustive(task, base, n, limit)
     tested = fails = 0
     good = []
-    for batch in batches(machine.task, machine.base, n, limit, rng):
+    for batch in batches(task, base, n, limit, every, rng):
         tested += len(batch)
         failing = batch.take(np.nonzero(~np.asarray(run_on(machine, batch)[0], dtype=bool))[0])
         fails += len(failing)
-        solved = np.nonzero(solves(controller, machine.task, machine.base, failing))[0] if len(failing) else []
-        if len(solved):
-            good.append(failing.take(solved))
-    good = concatenate(good, make(machine.task, machine.base).vocab.NONE) if good else None
-    solved = len(good) if good is not None else 0
+        if len(failing):
+            good.append(failing.take(np.nonzero(solves(controller, task, base, failing))[0]))
+    good = [g for g in good if len(g)]
+    solved = sum(len(g) for g in good)
+    chosen = concatenate(good, make(task, base).vocab.NONE) if good else None
     if solved > RECORDED:
-        good = good.take(np.sort(rng.choice(solved, RECORDED, replace=False)))
-    return dict(length=int(n), tested=int(tested), exhaustive=exhaustive(machine.task, machine.base, n, limit),
-                machine_fails=int(fails), network_solves=int(solved), recorded=min(solved, RECORDED), instances=good)
+        chosen = chosen.take(np.sort(rng.choice(solved, RECORDED, replace=False)))
+    return dict(length=int(n), tested=int(tested), exhaustive=every, machine_fails=int(fails),
+                network_solves=int(solved), recorded=min(solved, RECORDED), instances=chosen)

@@ -187,6 +187,11 @@ def random_instances(task_name: str, base: int, n: int, k: int, rng) -> Instance
     return task.build(rng.integers(0, base, size=(k, task.rows, n)), np.full(k, n))
 
 
+def _rows(task_name: str, task) -> int:
+    """The numbers a board of length n holds, n digits each: addition's and 3-number addition's rows, else 1."""
+    return task.rows if task_name in ("addition", "addition3") else 1
+
+
 def count_of_length(task_name: str, base: int, n: int):
     """How many instances of length ``n`` (digits) there are (copy and
     reverse: base^n boards; addition and 3-number addition: base^(rows x n);
@@ -194,9 +199,8 @@ def count_of_length(task_name: str, base: int, n: int):
     for walk, whose boards are a random fill."""
     if task_name == "walk":
         return None
-    rows = getattr(make(task_name, base), "rows", 0)
-    digits = {"copy": n, "reverse": n, "multiplication": n}.get(task_name, rows * n)
-    return base ** digits * (base - 2 if task_name == "multiplication" else 1)
+    boards = base ** (_rows(task_name, make(task_name, base)) * n)
+    return boards * (base - 2 if task_name == "multiplication" else 1)
 
 
 def numbered_instances(task_name: str, base: int, n: int, numbers) -> Instances:
@@ -205,7 +209,7 @@ def numbered_instances(task_name: str, base: int, n: int, numbers) -> Instances:
     digits (multiplication: the multiplier 2 + number // base^n)."""
     task = make(task_name, base)
     numbers = np.asarray(numbers, dtype=np.int64)
-    rows = getattr(task, "rows", 1) if task_name in ("addition", "addition3") else 1
+    rows = _rows(task_name, task)
     boards = base ** (rows * n)
     grid = np.stack(np.unravel_index(numbers % boards, (base,) * (rows * n)), axis=1)     # (k, rows * n)
     k = len(numbers)
