@@ -405,6 +405,27 @@ def test_a_round_keeps_the_first_proved_machine_else_the_one_replaying_most(monk
     assert machine is worse and report["verdict"] == "counterexample" and tried == 2
 
 
+def test_a_round_offers_its_extractions_in_order_computing_each_kind_of_tag_once(monkeypatch):
+    from tinyalgo.automata import loop
+    from tinyalgo.controller import Controller, ControllerConfig
+    from tinyalgo.environment import Environment
+    config = ControllerConfig.for_environment(Environment("reverse", batch_size=1), "gru", 4)
+    controller = Controller(config, rng=np.random.default_rng(0))            # recurrent: every extraction
+    rec = loop.recording_with(controller, "reverse", 10, [2, 4], 10, 0, False, [])
+    computed = []
+    real = loop.behaviour_tags
+
+    def counting(rec, controller, depth, tests, seed=0, context="feedback"):
+        computed.append((context, depth, tests))
+        return real(rec, controller, depth, tests, seed, context=context)
+
+    monkeypatch.setattr(loop, "behaviour_tags", counting)
+    offered = [(how["context"], how["depth"], how["k"]) for how, *_ in loop.candidates(controller, rec)]
+    wanted = [(v["context"], v["depth"], k) for v, ks in loop.EXTRACTIONS for k in ks]
+    assert offered == wanted and len(offered) == 16 and offered[-1] == ("feedback", 6, 512)
+    assert computed == [("feedback", 6, 8), ("previous", 1, 1)]          # the fine k's reuse the first tags
+
+
 def test_behaviour_tags_in_the_previous_symbols_context_never_mix_contexts():
     from tinyalgo.automata.behaviour import behaviour_tags, contexts
     from tinyalgo.automata.record import record

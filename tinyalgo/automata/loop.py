@@ -33,7 +33,11 @@ keeps the first that is proved, else the one that replays the most recorded
 episodes (its counterexample is the round's): the behaviour tags of ``tinyalgo
 automaton`` (feedback fields, six steps) and the one-step tags of the narrower
 context (feedback fields and the previous symbol, tinyalgo/automata/behaviour.py),
-each with k = 1, 2, 4, ..., 32 k-means clusters.  A proof is a proof whichever
+each with k = 1, 2, 4, ..., 32 k-means clusters, then the first tags again
+with k = 64, 128, 256, 512: finer clusters hold fewer recurrent states of
+different memories, which a network with many memories to keep apart (a
+3-number addition network that goes back up a column before writing holds a
+partial sum of up to 29 for five steps) needs.  A proof is a proof whichever
 extraction gave it; how close the machine is to the network is measured apart
 (``extract.fidelity``).
 
@@ -69,9 +73,12 @@ from tinyalgo.tasks.corners import corner_batch
 from tinyalgo.tasks.instances import concatenate
 
 
-# The extractions a round verifies, in order (see the module doc).
-TAG_VARIANTS = (dict(context="feedback", depth=6, tests=8), dict(context="previous", depth=1, tests=1))
+# The extractions a round verifies, in order (see the module doc): behaviour tags, and the k-means k's of each.
+FEEDBACK = dict(context="feedback", depth=6, tests=8)
+PREVIOUS = dict(context="previous", depth=1, tests=1)
 K_VALUES = (1, 2, 4, 8, 16, 32)
+FINE_K = (64, 128, 256, 512)
+EXTRACTIONS = ((FEEDBACK, K_VALUES), (PREVIOUS, K_VALUES), (FEEDBACK, FINE_K))
 
 
 def recording_with(controller, task, base, complexities, instances, seed, corners, extra):
@@ -93,10 +100,14 @@ def candidates(controller, rec, seed: int = 0):
         reduced, rows = machines_and_rows(rec, 1, seed)[2:]
         yield dict(k=1), reduced, replay(reduced, rec), rows
         return
-    for variant in TAG_VARIANTS:
-        tags = behaviour_tags(rec, controller, variant["depth"], variant["tests"], seed, context=variant["context"])
-        for k in K_VALUES:
-            reduced, rows = machines_and_rows(rec, k, seed, tags)[2:]
+    tags = {}
+    for variant, ks in EXTRACTIONS:
+        key = tuple(sorted(variant.items()))
+        if key not in tags:
+            tags[key] = behaviour_tags(rec, controller, variant["depth"], variant["tests"], seed,
+                                       context=variant["context"])
+        for k in ks:
+            reduced, rows = machines_and_rows(rec, k, seed, tags[key])[2:]
             yield dict(variant, k=k), reduced, replay(reduced, rec), rows
 
 
