@@ -405,6 +405,22 @@ def test_a_round_keeps_the_first_proved_machine_else_the_one_replaying_most(monk
     assert machine is worse and report["verdict"] == "counterexample" and tried == 2
 
 
+def test_a_round_keeps_a_refuted_machine_over_one_the_verifier_could_not_decide(monkeypatch):
+    from tinyalgo.automata import loop
+    good = reverse_machine(4)
+    undecided, refuted, other = (copying.deepcopy(good) for _ in range(3))
+    verdicts = {id(undecided): "not proved", id(refuted): "counterexample", id(other): "counterexample"}
+    monkeypatch.setattr(loop, "candidates", lambda controller, rec, seed=0: iter(
+        [(dict(k=i + 1), m, replayed, None) for i, (m, replayed) in enumerate(rec)]))
+    monkeypatch.setattr(loop, "verify", lambda m, **options: dict(verdict=verdicts[id(m)]))
+    machine, report, how, tried = loop.select(None, [(undecided, 1.0), (refuted, 0.9), (other, 0.8)])
+    assert machine is refuted and report["verdict"] == "counterexample" and how["k"] == 2 and tried == 3
+    machine, report, how, tried = loop.select(None, [(other, 0.8), (undecided, 1.0)])
+    assert machine is other
+    verdicts[id(other)] = "not proved"                      # none refuted: the one replaying most
+    assert loop.select(None, [(other, 0.8), (undecided, 1.0)])[0] is undecided
+
+
 def test_a_round_offers_its_extractions_in_order_computing_each_kind_of_tag_once(monkeypatch):
     from tinyalgo.automata import loop
     from tinyalgo.controller import Controller, ControllerConfig

@@ -29,8 +29,9 @@ records the network on those the machine fails and the network solves
 missed, taught at once rather than found one counterexample a round.
 
 Each round verifies several extractions of one recording, in order, and
-keeps the first that is proved, else the one that replays the most recorded
-episodes (its counterexample is the round's): the behaviour tags of ``tinyalgo
+keeps the first that is proved, else, of those refuted by a counterexample
+(the next round needs one), the one that replays the most recorded episodes:
+the behaviour tags of ``tinyalgo
 automaton`` (feedback fields, six steps) and the one-step tags of the narrower
 context (feedback fields and the previous symbol, tinyalgo/automata/behaviour.py),
 each with k = 1, 2, 4, ..., 32 k-means clusters, then the first tags again
@@ -116,7 +117,8 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
     """Verify the ``candidates`` of ``rec`` in order; (machine, its
     verification, how it was extracted, candidates verified) of the first
     proved, else of the one replaying the most recorded episodes (then the
-    fewest states).  With ``repairs`` > 0 and no candidate proved, the
+    fewest states) among those refuted by a counterexample, which the next
+    round can use (among all if none is).  With ``repairs`` > 0 and no candidate proved, the
     candidates whose counterexample the network solves are repaired where
     they leave the network (tinyalgo/automata/repair.py, at most ``repairs``
     changes each), best first, until one is proved; the round keeps the
@@ -128,7 +130,8 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
             machine = complete_with_network(machine, controller)
         report = verify(machine, **(verify_options or {}))
         tried += 1
-        kept.append(((report["verdict"] == "proved", replayed, -machine.n_states), machine, report,
+        kept.append(((report["verdict"] == "proved", report["verdict"] == "counterexample", replayed,
+                      -machine.n_states), machine, report,
                      dict(how, replay=round(replayed, 4)), rows))
         if report["verdict"] == "proved":
             break
