@@ -113,6 +113,41 @@ def test_hand_built_correct_machines_are_proved_at_every_length(task):
     assert "every instance of every length" in r["established"] and r["exact_below"] > 1
 
 
+def back_up_addition_machine(base):
+    """A carry machine that goes back up a column after writing, as some 3-number addition networks do: down
+    the column summing, write the sum's last digit moving up, and on the top digit read again move left
+    keeping the carry.  The state that reads the top digit again holds the whole sum s, and answers only the
+    digits a board can hold there (at most s): the others are never recorded."""
+    ids = {}
+
+    def sid(*key):
+        return ids.setdefault(key, len(ids))
+
+    t = {}
+    for c in (0, 1):
+        t[(sid("top", c), Vocabulary(base).E)] = (L, c, sid("top", c))
+        for a in range(base):
+            t[(sid("top", c), a)] = (D, None, sid("mid", c + a))
+    for p in range(base + 1):
+        for b in range(base):
+            t[(sid("mid", p), b)] = (U, (p + b) % base, sid("back", p + b))
+    for s in range(2 * base):
+        for a in range(min(s, base - 1) + 1):
+            t[(sid("back", s), a)] = (L, None, sid("top", s // base))
+    return machine("addition", base, 4, t)
+
+
+def test_a_machine_that_reads_a_summed_column_again_is_proved():
+    m = back_up_addition_machine(3)
+    assert not refuted_by_sampling(m)
+    r = verify(m)
+    assert r["verdict"] == "proved" and r["window"] == 1 and not r["every_cell_kept"], r     # the cells that matter
+    broken = copying.deepcopy(m)
+    state = int(np.nonzero(broken.action[:, 2] >= 0)[0][-1])            # the last "back" state (s = 5) on a 2
+    broken.next[state, 2] = broken.next[state, 0] ^ 1                   # keeps the wrong carry
+    assert refuted_by_sampling(broken) and verify(broken)["verdict"] == "counterexample"
+
+
 def mutants(m, rng, n):
     """Up to n machines differing from ``m`` in one recorded transition: its move,
     whether it writes, the symbol written or the next state."""

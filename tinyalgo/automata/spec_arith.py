@@ -149,10 +149,18 @@ class AdditionSpec(Spec):
 
     # ------------------------------------------------------------ bookkeeping
     def relevant(self, search, cfg, off):
+        """A digit cell matters while its column is still to be summed (at or
+        left of T, right of E), and, in the column just summed, while the head
+        is in it: a machine that goes back up a column before writing reads
+        its digits again, and its state (the sum it is about to write) says
+        which digits they can be; forgetting them would let the exploration
+        read digits that no board holds there."""
         row = self._row(cfg)
         if row is None or off[1] + row not in self.target_rows():
             return False
         T, E = self.ptr(cfg, "T"), self.ptr(cfg, "E")
+        if off[0] == 0 and T[0] == -1:                              # the head is in the column just summed
+            return True
         return compare(off[0], T[0], search.R) != 1 and (E is None or compare(off[0], E[0], search.R) == 1)
 
     def consistent(self, search, cfg):
