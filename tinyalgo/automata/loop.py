@@ -31,16 +31,15 @@ missed, taught at once rather than found one counterexample a round.
 Each round verifies several extractions of one recording, in order, and
 keeps the first that is proved, else, of those refuted by a counterexample
 (the next round needs one), the one that replays the most recorded episodes:
-the behaviour tags of ``tinyalgo
-automaton`` (feedback fields, six steps) and the one-step tags of the narrower
-context (feedback fields and the previous symbol, tinyalgo/automata/behaviour.py),
-each with k = 1, 2, 4, ..., 32 k-means clusters, then the first tags again
-with k = 64, 128, 256, 512: finer clusters hold fewer recurrent states of
-different memories, which a network with many memories to keep apart (a
-3-number addition network that goes back up a column before writing holds a
-partial sum of up to 29 for five steps) needs.  A proof is a proof whichever
-extraction gave it; how close the machine is to the network is measured apart
-(``extract.fidelity``).
+the behaviour tags of ``tinyalgo automaton`` (feedback fields, six steps) and
+the one-step tags of the narrower context (feedback fields and the previous
+symbol, tinyalgo/automata/behaviour.py), each with k = 1, 2, 4, ..., 32
+k-means clusters, then the first tags again with k = 64, 128, 256, 512:
+finer clusters hold fewer recurrent states of different memories, which a
+network with many memories to keep apart (a 3-number addition network that
+goes back up a column before writing holds a partial sum of up to 29 for
+five steps) needs.  A proof is a proof whichever extraction gave it; how
+close the machine is to the network is measured apart (``extract.fidelity``).
 
 With ``repairs`` > 0, a round that proves none of them repairs them, best
 first, where the network solves the counterexample: one transition at a
@@ -118,8 +117,9 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
     verification, how it was extracted, candidates verified) of the first
     proved, else of the one replaying the most recorded episodes (then the
     fewest states) among those refuted by a counterexample, which the next
-    round can use (among all if none is).  With ``repairs`` > 0 and no candidate proved, the
-    candidates whose counterexample the network solves are repaired where
+    round can use (among all if none is).  With ``repairs`` > 0 and no
+    candidate proved, the candidates whose counterexample the network solves
+    are repaired where
     they leave the network (tinyalgo/automata/repair.py, at most ``repairs``
     changes each), best first, until one is proved; the round keeps the
     first proved, else the best unrepaired one (as without repairs), with

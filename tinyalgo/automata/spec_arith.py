@@ -151,10 +151,10 @@ class AdditionSpec(Spec):
     def relevant(self, search, cfg, off):
         """A digit cell matters while its column is still to be summed (at or
         left of T, right of E), and, in the column just summed, while the head
-        is in it: a machine that goes back up a column before writing reads
-        its digits again, and its state (the sum it is about to write) says
-        which digits they can be; forgetting them would let the exploration
-        read digits that no board holds there."""
+        is in it: a machine that writes and then reads the column's digits
+        again (going back up it) holds the sum it wrote, which says which
+        digits they can be; forgetting them would let the exploration read
+        digits that no board holds there."""
         row = self._row(cfg)
         if row is None or off[1] + row not in self.target_rows():
             return False

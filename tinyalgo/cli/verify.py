@@ -37,6 +37,8 @@ from tinyalgo.runs.checkpoint import save_checkpoint
 from tinyalgo.runs.fileio import atomic_write_json
 from tinyalgo.runs.rundir import saved_run
 
+CENSUS_MAX = 10 ** 8      # instances a census may run: about 5 minutes a round at 3 s a million
+
 
 def cmd_verify(args) -> int:
     for option in ("json", "dot", "aalpy"):
@@ -74,9 +76,6 @@ def cmd_verify(args) -> int:
     if written:
         print(f"wrote {', '.join(written)}")
     return 0
-
-
-CENSUS_MAX = 10 ** 8      # instances a census may run: about 5 minutes a round at 3 s a million
 
 
 def cmd_verify_loop(args) -> int:
@@ -149,7 +148,8 @@ def register(sub) -> None:
     loop.add_argument("--census", type=int_at_least(0), default=CENSUS_LIMIT, metavar="N",
                       help="run each counterexample's length on the machine, every instance or N random ones if"
                            " there are more, and record the network next round on those the machine fails and"
-                           f" the network solves; 0: only the counterexample; at most 10^8 (default {CENSUS_LIMIT})")
+                           f" the network solves; 0: only the counterexample; at most {CENSUS_MAX:,}"
+                           f" (default {CENSUS_LIMIT:,})")
     loop.add_argument("--complete", action="store_true",
                       help="answer each machine's pairs never recorded by the network before verifying it"
                            " (default: they move left without writing, as MachineAgent without a controller)")
