@@ -427,7 +427,7 @@ def test_a_round_keeps_the_first_proved_machine_else_the_one_replaying_most(monk
                   if verify(m)["verdict"] == "counterexample"][:2]
     offered = []
 
-    def fake(controller, rec, seed=0):
+    def fake(controller, rec, seed=0, extra=None):
         for i, (m, replayed) in enumerate(rec):
             offered.append(i)
             yield dict(k=i + 1), m, replayed, None
@@ -445,7 +445,7 @@ def test_a_round_keeps_a_refuted_machine_over_one_the_verifier_could_not_decide(
     good = reverse_machine(4)
     undecided, refuted, other = (copying.deepcopy(good) for _ in range(3))
     verdicts = {id(undecided): "not proved", id(refuted): "counterexample", id(other): "counterexample"}
-    monkeypatch.setattr(loop, "candidates", lambda controller, rec, seed=0: iter(
+    monkeypatch.setattr(loop, "candidates", lambda controller, rec, seed=0, extra=None: iter(
         [(dict(k=i + 1), m, replayed, None) for i, (m, replayed) in enumerate(rec)]))
     monkeypatch.setattr(loop, "verify", lambda m, **options: dict(verdict=verdicts[id(m)]))
     machine, report, how, tried = loop.select(None, [(undecided, 1.0), (refuted, 0.9), (other, 0.8)])
@@ -466,9 +466,9 @@ def test_a_round_offers_its_extractions_in_order_computing_each_kind_of_tag_once
     computed = []
     real = loop.behaviour_tags
 
-    def counting(rec, controller, depth, tests, seed=0, context="feedback"):
+    def counting(rec, controller, depth, tests, seed=0, context="feedback", extra=None):
         computed.append((context, depth, tests))
-        return real(rec, controller, depth, tests, seed, context=context)
+        return real(rec, controller, depth, tests, seed, context=context, extra=extra)
 
     monkeypatch.setattr(loop, "behaviour_tags", counting)
     offered = [(how["context"], how["depth"], how["k"]) for how, *_ in loop.candidates(controller, rec)]
@@ -707,3 +707,70 @@ def test_the_loop_records_the_census_failures_in_its_next_round(monkeypatch):
     plain = loop.refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False, machine=damaged,
                         rounds=2)
     assert "census" not in plain["rounds"][0]
+
+
+# ------------------------------------------------------------ departure tests: the counterexamples' suffixes
+def test_departures_are_the_first_rows_where_the_machine_answers_otherwise():
+    from test_automata import reverse_controller
+    from tinyalgo.automata.extract import departures, replay
+    from tinyalgo.automata.loop import recording_with
+    rec = recording_with(reverse_controller(), "reverse", 10, [2, 6], 20, 0, False, [])
+    assert (departures(reverse_machine(10), rec) == -1).all()
+    damaged = damaged_reverse_machine()
+    leaves, firsts = departures(damaged, rec), np.nonzero(rec.first)[0]
+    for episode, row in enumerate(firsts):
+        path = []
+        while row >= 0:
+            path.append(row)
+            row = rec.next_row[row]
+        reads = rec.obs[path, 0]
+        turn = int(np.argmax(reads == Vocabulary(10).P))
+        threes = [r for r, x in zip(path[turn + 1:], reads[turn + 1:]) if x == 3]
+        assert leaves[episode] == (threes[0] if threes else -1)
+    assert replay(damaged, rec) == (leaves < 0).mean() < 1
+
+
+def test_departure_tests_are_the_recorded_paths_that_end_where_the_machine_leaves_the_network():
+    from test_automata import reverse_controller
+    from tinyalgo.automata.behaviour import departure_tests, previous_symbols
+    from tinyalgo.automata.extract import departures
+    from tinyalgo.automata.loop import recording_with
+    rec = recording_with(reverse_controller(), "reverse", 10, [2, 6], 20, 0, False, [])
+    m, span = damaged_reverse_machine(), 4
+    keys, inputs, moves = departure_tests(m, rec, span)
+    before, previous = {int(b): a for a, b in enumerate(rec.next_row) if b >= 0}, previous_symbols(rec)
+    wanted = set()
+    for d in departures(m, rec)[departures(m, rec) >= 0]:
+        path = [int(d)]
+        while len(path) < span and path[0] in before:
+            path.insert(0, before[path[0]])
+        for j in range(len(path)):
+            p = path[j:]
+            pad = [-1] * (span - len(p))
+            wanted.add((*rec.obs[p[0], 1:5], previous[p[0]], *rec.obs[p, 0], *pad, *(rec.action[p] % 2), *pad))
+    got = {tuple(int(v) for v in row) for row in np.concatenate([keys, inputs, moves], axis=1)}
+    assert got == {tuple(int(v) for v in row) for row in wanted} and len(got) > 10
+    last = (inputs >= 0).sum(axis=1) - 1
+    assert (inputs[np.arange(len(inputs)), last] == 3).all() and (inputs[:, 0] >= 0).all()
+    assert departure_tests(reverse_machine(10), rec, span)[0].shape == (0, 5)
+
+
+def test_the_extra_behaviour_tests_refine_the_tags():
+    from tinyalgo.automata.behaviour import behaviour_tags, contexts
+    from tinyalgo.automata.record import record
+    from tinyalgo.controller import make_controller
+    from tinyalgo.environment import Environment
+    from tinyalgo.runs.config import QConfig
+    net = make_controller(Environment("addition", batch_size=1), QConfig(task="addition", units=8), seed=1)
+    net.params["q.b"][:4] += 5.0                    # it moves without writing: long episodes, many states
+    rec = record(net, "addition", [2, 6, 12], instances=16, seed=0)
+    keys, group = contexts(rec, "previous")
+    rows = np.arange(len(rec))                      # a two-step path from each row: its recorded step, then a 7
+    extra = (keys[group], np.stack([rec.obs[rows, 0], np.full(len(rec), 7)], axis=1),
+             np.stack([rec.action[rows] % rec.n_moves, np.full(len(rec), -1)], axis=1))
+    plain = behaviour_tags(rec, net, depth=1, tests=1)
+    finer = behaviour_tags(rec, net, depth=1, tests=1, extra=extra)
+    pairs = np.unique(np.stack([finer, plain], axis=1), axis=0)
+    assert len(np.unique(pairs[:, 0])) == len(pairs)                 # each finer tag lies in one plain tag
+    assert len(np.unique(finer)) > len(np.unique(plain))             # and the paths tell some states apart
+    assert (behaviour_tags(rec, net, depth=1, tests=1, extra=tuple(e[:0] for e in extra)) == plain).all()

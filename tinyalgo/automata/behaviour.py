@@ -102,16 +102,54 @@ def contexts(rec, context: str = "feedback") -> tuple:
         raise ValueError(f"context must be one of {', '.join(CONTEXTS)}; got {context!r}")
     key = rec.obs[:, 1:5]
     if context == "previous":
-        previous = np.full(len(rec), -1, dtype=np.int64)
-        linked = rec.next_row >= 0
-        previous[rec.next_row[linked]] = rec.obs[linked, 0]
-        key = np.concatenate([key, previous[:, None]], axis=1)
+        key = np.concatenate([key, previous_symbols(rec)[:, None]], axis=1)
     keys, group = np.unique(key, axis=0, return_inverse=True)
     return keys, group.reshape(-1)
 
 
+def previous_symbols(rec) -> np.ndarray:
+    """The symbol read at each recorded row's previous step, -1 at an episode's first step: int (T,)."""
+    previous = np.full(len(rec), -1, dtype=np.int64)
+    linked = rec.next_row >= 0
+    previous[rec.next_row[linked]] = rec.obs[linked, 0]
+    return previous
+
+
+def departure_tests(machine, rec, span: int = 12) -> tuple:
+    """Distinguishing tests from the episodes of ``rec`` (the network run on
+    instances ``machine`` fails) where the machine leaves the network
+    (``extract.departures``, at row d): the recorded path from each of the
+    ``span`` rows up to d, to d (symbols read, moves made).  The machine's
+    state at such a row held the network's recurrent state together with
+    others that answer the path otherwise, at d at the latest; tested on
+    the path, they get different behaviour tags (the counterexample's
+    suffix of Rivest and Schapire's L*).  Returns (keys (n, 5): each path's
+    first row's feedback fields and previous symbol, inputs (n, span),
+    moves (n, span), padded with -1), without repeats."""
+    from tinyalgo.automata.extract import departures
+    leaves = departures(machine, rec)
+    back = [leaves[leaves >= 0]]
+    before = np.full(len(rec) + 1, -1, dtype=np.int64)      # before[-1] = -1: the row before "no row"
+    linked = np.nonzero(rec.next_row >= 0)[0]
+    before[rec.next_row[linked]] = linked
+    for _ in range(span - 1):
+        back.append(before[back[-1]])
+    back = np.stack(back, axis=1)                               # (departures, span): d, the row before, ...
+    previous = previous_symbols(rec)
+    keys, inputs, moves = [], [], []
+    for j in range(span):
+        start = back[:, j] >= 0
+        path = np.full((int(start.sum()), span), -1, dtype=np.int64)
+        path[:, :j + 1] = back[start, j::-1]
+        keys.append(np.concatenate([rec.obs[path[:, 0], 1:5], previous[path[:, 0], None]], axis=1))
+        inputs.append(np.where(path >= 0, rec.obs[np.maximum(path, 0), 0], -1))
+        moves.append(np.where(path >= 0, rec.action[np.maximum(path, 0)] % rec.n_moves, -1))
+    both = np.unique(np.concatenate([np.concatenate(p) for p in (keys, inputs, moves)], axis=1), axis=0)
+    return both[:, :5], both[:, 5:5 + span], both[:, 5 + span:]
+
+
 def behaviour_tags(rec, controller, depth: int = 1, tests: int = 16, seed: int = 0, chunk: int = 8192,
-                   context: str = "feedback") -> np.ndarray:
+                   context: str = "feedback", extra=None, extra_count: int = 32) -> np.ndarray:
     """Each recorded state's behaviour, as an id (T,) (equal ids: equal
     behaviour).  Two states that answer some input sequence differently are
     different states of any machine the network is.
@@ -124,12 +162,15 @@ def behaviour_tags(rec, controller, depth: int = 1, tests: int = 16, seed: int =
     from the recurrent state with the feedback fields that the network's own
     outputs produce: states that answer alike now but hold different
     memories (a carry, a digit read) are told apart by what they write
-    later.  Rows of different contexts never share a tag."""
+    later.  With ``extra`` (``departure_tests``' keys, inputs, moves), each
+    context is also tested on up to ``extra_count`` of those paths that
+    start in it (same feedback fields; with ``context="previous"`` the same
+    previous symbol too).  Rows of different contexts never share a tag."""
     if depth < 1 or tests < 1:
         raise ValueError(f"behaviour tags need depth >= 1 and tests >= 1; got depth {depth}, tests {tests}")
     T, model = len(rec), controller.frozen()
     none = Vocabulary(rec.base).NONE
-    rng = np.random.default_rng(seed)
+    rng, extra_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
     keys, group = contexts(rec, context)
     tags = np.zeros(T, dtype=np.int64)
     offset = 0
@@ -144,6 +185,16 @@ def behaviour_tags(rec, controller, depth: int = 1, tests: int = 16, seed: int =
             if len(inputs):
                 longer = run_tests(model, h, feedback, inputs, rec.n_moves, none, moves, chunk)
                 answers = np.concatenate([answers, longer], axis=1)
+        if extra is not None:
+            width = 5 if context == "previous" else 4
+            mine = np.nonzero((extra[0][:, :width] == keys[g][:width]).all(axis=1))[0]
+            paths = np.unique(np.concatenate([extra[1][mine], extra[2][mine]], axis=1), axis=0)
+            if len(paths) > extra_count:
+                paths = paths[np.sort(extra_rng.choice(len(paths), extra_count, replace=False))]
+            if len(paths):
+                span = extra[1].shape[1]
+                answers = np.concatenate([answers, run_tests(model, h, feedback, paths[:, :span], rec.n_moves, none,
+                                                             paths[:, span:], chunk)], axis=1)
         ids = np.unique(answers, axis=0, return_inverse=True)[1].reshape(-1)
         tags[rows] = offset + ids[back]
         offset += int(ids.max()) + 1

@@ -47,27 +47,36 @@ def refine_clusters(states, labels, tags):
     return centroids / counts[:, None], new
 
 
-def replay(machine, rec) -> float:
-    """The fraction of the recorded episodes that ``machine``, started in its
-    start state and fed the recorded symbols read, answers exactly (same
-    joint action and, where it writes, the same symbol at every step; an
-    unknown transition counts as a disagreement)."""
+def departures(machine, rec) -> np.ndarray:
+    """Where ``machine``, started in its start state and fed the recorded
+    symbols read, first leaves each recorded episode: int (episodes,), the
+    row of the first step it answers otherwise (another joint action, or
+    another symbol where it writes; an unknown transition counts as another
+    answer at the step it was needed for), -1 where it answers the whole
+    episode exactly."""
     rows = np.nonzero(rec.first)[0]
     state = np.full(len(rows), machine.start)
-    good = np.ones(len(rows), dtype=bool)
+    leaves = np.full(len(rows), -1, dtype=np.int64)
     episode = np.arange(len(rows))
     while len(rows):
         x = rec.obs[rows, 0]
         a, y = machine.action[state, x], machine.symbol[state, x]
         ok = (a == rec.action[rows]) & ((a < machine.n_moves) | (y == rec.symbol[rows]))
-        good[episode[~ok]] = False
+        leaves[episode[~ok]] = rows[~ok]
         state = machine.next[state, x]
         rows = rec.next_row[rows]
-        go = ok & (rows >= 0)
-        good[episode[ok & (rows >= 0) & (state < 0)]] = False
-        go &= state >= 0
+        lost = ok & (rows >= 0) & (state < 0)
+        leaves[episode[lost]] = rows[lost]
+        go = ok & (rows >= 0) & (state >= 0)
         rows, state, episode = rows[go], state[go], episode[go]
-    return float(good.mean())
+    return leaves
+
+
+def replay(machine, rec) -> float:
+    """The fraction of the recorded episodes that ``machine`` answers exactly
+    (``departures``: same joint action and, where it writes, the same symbol
+    at every step; an unknown transition counts as a disagreement)."""
+    return float((departures(machine, rec) < 0).mean())
 
 
 def machines(rec, k: int, seed: int = 0, tags=None) -> tuple:

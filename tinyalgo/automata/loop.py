@@ -62,10 +62,10 @@ import time
 import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
-from tinyalgo.automata.behaviour import behaviour_tags
+from tinyalgo.automata.behaviour import behaviour_tags, departure_tests
 from tinyalgo.automata.census import census
 from tinyalgo.automata.extract import CORNER_DIGITS, default_complexities, machines_and_rows, replay
-from tinyalgo.automata.record import record
+from tinyalgo.automata.record import record, state_size
 from tinyalgo.automata.repair import repair
 from tinyalgo.automata.verify import verify
 from tinyalgo.automata.witness import describe, every_instance, length_of, make, rebuild, solves
@@ -79,6 +79,7 @@ PREVIOUS = dict(context="previous", depth=1, tests=1)
 K_VALUES = (1, 2, 4, 8, 16, 32)
 FINE_K = (64, 128, 256, 512)
 EXTRACTIONS = ((FEEDBACK, K_VALUES), (PREVIOUS, K_VALUES), (FEEDBACK, FINE_K))
+DEPARTURE_SPAN = 12       # steps before the machine leaves the network that the departure tests start at
 
 
 def recording_with(controller, task, base, complexities, instances, seed, corners, extra):
@@ -92,10 +93,12 @@ def recording_with(controller, task, base, complexities, instances, seed, corner
     return record(controller, task, complexities, instances, base, seed, canned)
 
 
-def candidates(controller, rec, seed: int = 0):
+def candidates(controller, rec, seed: int = 0, extra=None):
     """The machines a round verifies, in order: yields (how it was extracted,
     reduced machine, the fraction of recorded episodes it replays, the
-    machine state of each recorded row).  A feed-forward controller has one."""
+    machine state of each recorded row).  ``extra``: the departure tests of
+    the earlier rounds (``behaviour.departure_tests``), added to every
+    variant's behaviour tests.  A feed-forward controller has one."""
     if rec.state.shape[1] == 0:
         reduced, rows = machines_and_rows(rec, 1, seed)[2:]
         yield dict(k=1), reduced, replay(reduced, rec), rows
@@ -105,14 +108,14 @@ def candidates(controller, rec, seed: int = 0):
         key = tuple(sorted(variant.items()))
         if key not in tags:
             tags[key] = behaviour_tags(rec, controller, variant["depth"], variant["tests"], seed,
-                                       context=variant["context"])
+                                       context=variant["context"], extra=extra)
         for k in ks:
             reduced, rows = machines_and_rows(rec, k, seed, tags[key])[2:]
             yield dict(variant, k=k), reduced, replay(reduced, rec), rows
 
 
 def select(controller, rec, seed: int = 0, complete: bool = False, verify_options=None, repairs: int = 0,
-           log=None) -> tuple:
+           log=None, extra=None) -> tuple:
     """Verify the ``candidates`` of ``rec`` in order; (machine, its
     verification, how it was extracted, candidates verified) of the first
     proved, else of the one replaying the most recorded episodes (then the
@@ -125,7 +128,7 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
     first proved, else the best unrepaired one (as without repairs), with
     the repairs tried listed in ``repaired_unproved``."""
     kept, tried = [], 0
-    for how, machine, replayed, rows in candidates(controller, rec, seed):
+    for how, machine, replayed, rows in candidates(controller, rec, seed, extra):
         if complete:
             machine = complete_with_network(machine, controller)
         report = verify(machine, **(verify_options or {}))
@@ -168,7 +171,7 @@ def complete_with_network(machine, controller):
 
 def refine(controller, task, base=10, complexities=None, instances=50, seed=0, corners=True, rounds=8,
            machine=None, verify_options=None, complete=False, train=None, repairs=0, census_limit=0,
-           log=None) -> dict:
+           span=DEPARTURE_SPAN, log=None) -> dict:
     """Run the loop (see the module doc) for at most ``rounds`` rounds, from
     ``machine`` if given, else from an extraction.  ``train(controller,
     counterexamples) -> dict`` trains the controller in place when it fails a
@@ -182,14 +185,15 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     makes each an instance again), trained (whether the
     controller was changed))."""
     complexities = default_complexities(task) if complexities is None else list(complexities)
-    found, rows, trained, failing = [], [], False, []
+    found, rows, trained, failing, extra = [], [], False, [], None
     for r in range(rounds):
         t0 = time.perf_counter()
         if machine is None:
             whole = [every_instance(task, base, n) for n in sorted({length_of(task, i) for i in found})]
             rec = recording_with(controller, task, base, complexities, instances, seed, corners,
                                  found * instances + [w for w in whole if w is not None] + failing)
-            machine, report, how, tried = select(controller, rec, seed, complete, verify_options, repairs, log)
+            machine, report, how, tried = select(controller, rec, seed, complete, verify_options, repairs, log,
+                                                 extra)
             how = dict(how, candidates=tried)
         else:
             report, how = verify(machine, **(verify_options or {})), {}
@@ -201,12 +205,19 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
         if report["verdict"] == "counterexample":
             inst = rebuild(report["instance"])
             row["network_solves"] = bool(solves(controller, task, base, inst)[0])
+            taught = [inst] if row["network_solves"] else []
             if census_limit:
                 c = census(machine, controller, length_of(task, inst), census_limit, seed)
                 batch = c.pop("instances")
                 if batch is not None:
                     failing.append(batch)
+                    taught.append(batch)
                 row["census"] = c
+            if span and taught and state_size(controller):
+                net = record(controller, task, [], 0, base, canned=concatenate(taught, make(task, base).vocab.NONE))
+                new = departure_tests(machine, net, span)
+                extra = new if extra is None else tuple(np.concatenate(p) for p in zip(extra, new))
+                row["departure_tests"] = int(len(new[0]))
         if log:
             log(_line(row))
             if "census" in row:
