@@ -710,6 +710,29 @@ def test_the_loop_records_the_census_failures_in_its_next_round(monkeypatch):
 
 
 # ------------------------------------------------------------ departure tests: the counterexamples' suffixes
+def test_the_loop_gives_later_rounds_the_paths_into_where_its_machine_left_the_network(monkeypatch):
+    from test_automata import reverse_controller
+    from tinyalgo.automata import loop
+    controller, given = reverse_controller(), []
+    real = loop.select
+
+    def spy(*args):
+        given.append(args[-1])
+        return real(*args)
+
+    monkeypatch.setattr(loop, "select", spy)
+    monkeypatch.setattr(loop, "state_size", lambda c: 1)      # as for a recurrent core: departure tests are made
+    out = loop.refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False,
+                      machine=damaged_reverse_machine(), rounds=2, census_limit=1000)
+    keys, inputs, moves = given[0]
+    last = (inputs >= 0).sum(axis=1) - 1
+    assert (inputs[np.arange(len(inputs)), last] == 3).all()    # every path ends at the missing write of a 3
+    assert out["rounds"][0]["departure_tests"] == dict(new=len(keys), total=len(keys)) and len(keys) >= 2
+    none = loop.refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False,
+                       machine=damaged_reverse_machine(), rounds=2, census_limit=1000, span=0)
+    assert given[-1] is None and "departure_tests" not in none["rounds"][0]
+
+
 def test_departures_are_the_first_rows_where_the_machine_answers_otherwise():
     from test_automata import reverse_controller
     from tinyalgo.automata.extract import departures, replay

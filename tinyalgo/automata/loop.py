@@ -28,6 +28,18 @@ records the network on those the machine fails and the network solves
 (tinyalgo/automata/census.py): the family of instances the recording
 missed, taught at once rather than found one counterexample a round.
 
+Where the machine leaves the network on such an instance, its state held
+the network's recurrent state together with others that answer the steps
+just run otherwise: a k-means cluster and a behaviour tag that mixed two
+memories, which six steps of random recorded paths never told apart.  After
+a round that ends with a counterexample the network is run on it and on the
+census' failures it solves, and the recorded paths of up to
+``DEPARTURE_SPAN`` steps that end where the machine leaves it
+(``behaviour.departure_tests``) join the behaviour tests of every later
+round: recurrent states that answer such a path differently get different
+tags, as L* splits states on a counterexample's suffixes (Rivest and
+Schapire's refinement of Angluin's algorithm).
+
 Each round verifies several extractions of one recording, in order, and
 keeps the first that is proved, else, of those refuted by a counterexample
 (the next round needs one), the one that replays the most recorded episodes:
@@ -216,12 +228,15 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
             if span and taught and state_size(controller):
                 net = record(controller, task, [], 0, base, canned=concatenate(taught, make(task, base).vocab.NONE))
                 new = departure_tests(machine, net, span)
-                extra = new if extra is None else tuple(np.concatenate(p) for p in zip(extra, new))
-                row["departure_tests"] = int(len(new[0]))
+                extra = new if extra is None else _union(extra, new)
+                row["departure_tests"] = dict(new=int(len(new[0])), total=int(len(extra[0])))
         if log:
             log(_line(row))
             if "census" in row:
                 log(_census(row["census"]))
+            if "departure_tests" in row:
+                log(f"  departure tests: {row['departure_tests']['new']:,} recorded paths into the steps where the"
+                    f" machine leaves the network, {row['departure_tests']['total']:,} so far")
         if report["verdict"] != "counterexample":
             break
         found.append(inst)
@@ -242,6 +257,13 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
             machine = None                      # extract again, with the counterexamples recorded
     return dict(machine=machine, report=report, rounds=rows, counterexamples=[describe(task, i) for i in found],
                 trained=trained)
+
+
+def _union(tests, more) -> tuple:
+    """Two sets of departure tests (keys, inputs, moves) as one, without repeats."""
+    width = tests[0].shape[1], tests[1].shape[1]
+    both = np.unique(np.concatenate([np.concatenate(p, axis=1) for p in (tests, more)]), axis=0)
+    return both[:, :width[0]], both[:, width[0]:width[0] + width[1]], both[:, width[0] + width[1]:]
 
 
 def _census(c) -> str:
