@@ -242,6 +242,7 @@ def test_verify_command_writes_its_report_and_exports(tmp_path, capsys):
     (["verify", "MACHINE", "--json", "DIR"], "is a folder"),
     (["verify-loop", "nowhere.npz", "--out", "DIR", "--census", "-1"], "--census"),
     (["verify-loop", "nowhere.npz", "--out", "DIR", "--census", "1000000000000"], "--census must be at most"),
+    (["verify-loop", "nowhere.npz", "--out", "DIR", "--departure-span", "-2"], "--departure-span"),
 ])
 def test_verify_command_refuses_bad_input_in_one_line(tmp_path, capsys, argv, message):
     path = tmp_path / "machine.json"
@@ -723,13 +724,13 @@ def test_the_loop_gives_later_rounds_the_paths_into_where_its_machine_left_the_n
     monkeypatch.setattr(loop, "select", spy)
     monkeypatch.setattr(loop, "state_size", lambda c: 1)      # as for a recurrent core: departure tests are made
     out = loop.refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False,
-                      machine=damaged_reverse_machine(), rounds=2, census_limit=1000)
+                      machine=damaged_reverse_machine(), rounds=2, census_limit=1000, span=12)
     keys, inputs, moves = given[0]
     last = (inputs >= 0).sum(axis=1) - 1
     assert (inputs[np.arange(len(inputs)), last] == 3).all()    # every path ends at the missing write of a 3
     assert out["rounds"][0]["departure_tests"] == dict(new=len(keys), total=len(keys)) and len(keys) >= 2
     none = loop.refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False,
-                       machine=damaged_reverse_machine(), rounds=2, census_limit=1000, span=0)
+                       machine=damaged_reverse_machine(), rounds=2, census_limit=1000)
     assert given[-1] is None and "departure_tests" not in none["rounds"][0]
 
 

@@ -31,10 +31,10 @@ missed, taught at once rather than found one counterexample a round.
 Where the machine leaves the network on such an instance, its state held
 the network's recurrent state together with others that answer the steps
 just run otherwise: a k-means cluster and a behaviour tag that mixed two
-memories, which six steps of random recorded paths never told apart.  After
-a round that ends with a counterexample the network is run on it and on the
-census' failures it solves, and the recorded paths of up to
-``DEPARTURE_SPAN`` steps that end where the machine leaves it
+memories, which six steps of random recorded paths never told apart.  With
+``span`` > 0, after a round that ends with a counterexample the network is
+run on it and on the census' failures it solves, and the recorded paths of
+up to ``span`` steps that end where the machine leaves it
 (``behaviour.departure_tests``) join the behaviour tests of every later
 round: recurrent states that answer such a path differently get different
 tags, as L* splits states on a counterexample's suffixes (Rivest and
@@ -91,7 +91,7 @@ PREVIOUS = dict(context="previous", depth=1, tests=1)
 K_VALUES = (1, 2, 4, 8, 16, 32)
 FINE_K = (64, 128, 256, 512)
 EXTRACTIONS = ((FEEDBACK, K_VALUES), (PREVIOUS, K_VALUES), (FEEDBACK, FINE_K))
-DEPARTURE_SPAN = 12       # steps before the machine leaves the network that the departure tests start at
+DEPARTURE_SPAN = 0        # departure tests start up to this many steps before the machine leaves the network; 0: none
 
 
 def recording_with(controller, task, base, complexities, instances, seed, corners, extra):

@@ -26,7 +26,7 @@ import os
 
 from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT
 from tinyalgo.automata.export import save_aalpy, save_dot
-from tinyalgo.automata.loop import refine
+from tinyalgo.automata.loop import DEPARTURE_SPAN, refine
 from tinyalgo.automata.machine import load_machine
 from tinyalgo.automata.retrain import retrain
 from tinyalgo.automata.verify import SPECS, verify
@@ -96,7 +96,7 @@ def cmd_verify_loop(args) -> int:
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     out = refine(controller, task, base, args.complexities, args.instances, args.seed, not args.no_corners,
                  args.rounds, complete=args.complete, train=train, repairs=args.repairs, census_limit=args.census,
-                 log=print)
+                 span=args.departure_span, log=print)
     os.makedirs(args.out, exist_ok=True)
     out["machine"].save(os.path.join(args.out, "machine.json"))
     if out["trained"]:
@@ -150,6 +150,10 @@ def register(sub) -> None:
                            " there are more, and record the network next round on those the machine fails and"
                            f" the network solves; 0: only the counterexample; at most {CENSUS_MAX:,}"
                            f" (default {CENSUS_LIMIT:,})")
+    loop.add_argument("--departure-span", type=int_at_least(0), default=DEPARTURE_SPAN, metavar="N",
+                      help="after a counterexample, add to the later rounds' behaviour tests the network's recorded"
+                           " paths of up to N steps into each step where the machine leaves it (the counterexample"
+                           f" and the census' failures); 0: none (default {DEPARTURE_SPAN})")
     loop.add_argument("--complete", action="store_true",
                       help="answer each machine's pairs never recorded by the network before verifying it"
                            " (default: they move left without writing, as MachineAgent without a controller)")
