@@ -306,6 +306,25 @@ def test_verify_loop_command_reports_each_round(tmp_path, capsys):
     assert len(report["counterexamples"]) == len(report["rounds"]) - 1 >= 1
 
 
+def test_verify_loop_command_passes_its_departure_span_to_the_loop(tmp_path, monkeypatch):
+    from test_automata import reverse_controller
+    from tinyalgo.automata import loop
+    from tinyalgo.cli import verify as verify_cli
+    from tinyalgo.runs.checkpoint import save_checkpoint
+    model, spans = tmp_path / "model.npz", []
+
+    def spy(*args, **kwargs):
+        spans.append(kwargs["span"])
+        return loop.refine(*args, **kwargs)
+
+    monkeypatch.setattr(verify_cli, "refine", spy)
+    save_checkpoint(model, reverse_controller(), dict(config=dict(task="reverse", base=10)))
+    for more in ([], ["--departure-span", "5"]):
+        assert main(["verify-loop", str(model), "--out", str(tmp_path / "loop"), "--complexities", "2",
+                     "--instances", "1", "--no-corners", "--rounds", "1", *more]) == 0
+    assert spans == [loop.DEPARTURE_SPAN, 5] and loop.DEPARTURE_SPAN == 0
+
+
 @pytest.fixture(scope="module")
 def trained_reverse():
     """A feed-forward reverse controller trained by Q-learning to the paper's solve (about 1.5 s), its run's
