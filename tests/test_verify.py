@@ -304,6 +304,7 @@ def test_verify_loop_command_reports_each_round(tmp_path, capsys):
     report = json.loads((tmp_path / "loop" / "loop.json").read_text())
     assert report["report"]["verdict"] == "proved" and report["rounds"][-1]["verdict"] == "proved"
     assert len(report["counterexamples"]) == len(report["rounds"]) - 1 >= 1
+    assert all(r["cpu_seconds"] >= 0 for r in report["rounds"])
 
 
 def test_verify_loop_command_passes_its_departure_span_to_the_loop(tmp_path, monkeypatch):
@@ -415,12 +416,13 @@ def test_the_certified_table_joins_the_training_runs_with_the_loops(tmp_path, ca
     for seed, rounds in ((100, [dict(round=0, states=30, verdict="proved", length=None, extract_seconds=5.0,
                                      verify_seconds=0.5)]),
                          (101, [dict(round=0, states=40, verdict="counterexample", length=2, extract_seconds=6.0,
-                                     verify_seconds=0.1, network_solves=False,
+                                     verify_seconds=0.1, network_solves=False, cpu_seconds=90.0,
                                      training=dict(fixed=True, updates=75, chars=1000),
                                      census=dict(length=2, tested=100, exhaustive=True, machine_fails=9,
                                                  network_solves=7, recorded=7)),
                                 dict(round=1, states=41, verdict="counterexample", length=3, extract_seconds=7.0,
-                                     verify_seconds=0.2, network_solves=True, extraction=dict(k=4, repairs=6))])):
+                                     verify_seconds=0.2, network_solves=True, extraction=dict(k=4, repairs=6),
+                                     cpu_seconds=30.0)])):
         folder = tmp_path / f"loop-addition-s{seed}"
         folder.mkdir()
         (folder / "loop.json").write_text(json.dumps(dict(
@@ -429,8 +431,8 @@ def test_the_certified_table_joins_the_training_runs_with_the_loops(tmp_path, ca
     assert main(["experiment", "certified", "--runs", str(runs), "--loops", *loops, "--out", str(tmp_path / "t")]) == 0
     table = (tmp_path / "t" / "certified.md").read_text()
     assert "### addition: 1 of 2 seeds proved" in table
-    assert "| 100 | 1.0 | 0.98 | 10.5 | 30 | yes | 1 | - | - | - | - | 5.0 | 0.5 |" in table
-    assert "| 101 | 1.0 | 0.5 | 9.0 | 41 | counterexample, length 3 | 2 | 75 | 6 | 7 | 2 | 13.0 | 0.3 |" in table
+    assert "| 100 | 1.0 | 0.98 | 10.5 | 30 | yes | 1 | - | - | - | - | 5.0 | 0.5 | - |" in table  # no CPU recorded
+    assert "| 101 | 1.0 | 0.5 | 9.0 | 41 | counterexample, length 3 | 2 | 75 | 6 | 7 | 2 | 13.0 | 0.3 | 2.0 |" in table
     rows = (tmp_path / "t" / "certified.csv").read_text().splitlines()
     assert rows[0].startswith("task,seed,solved_100") and len(rows) == 3
     capsys.readouterr()

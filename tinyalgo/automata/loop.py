@@ -193,13 +193,16 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     instances the machine fails (``census.census``, at most ``census_limit``
     instances tested) and the next round records those the network solves.  Returns
     dict(machine (the last), report (its verification), rounds [one dict a
-    round], counterexamples (as the verifier describes them: ``witness.rebuild``
-    makes each an instance again), trained (whether the
-    controller was changed))."""
+    round, with its CPU seconds, training included], counterexamples (as the
+    verifier describes them: ``witness.rebuild`` makes each an instance
+    again), trained (whether the controller was changed))."""
     complexities = default_complexities(task) if complexities is None else list(complexities)
     found, rows, trained, failing, extra = [], [], False, [], None
+    cpu0 = time.process_time()
     for r in range(rounds):
-        t0 = time.perf_counter()
+        if rows:
+            rows[-1]["cpu_seconds"] = round(time.process_time() - cpu0, 1)
+        t0, cpu0 = time.perf_counter(), time.process_time()
         if machine is None:
             whole = [every_instance(task, base, n) for n in sorted({length_of(task, i) for i in found})]
             rec = recording_with(controller, task, base, complexities, instances, seed, corners,
@@ -255,6 +258,7 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
             row["stopped"] = f"no proof in {rounds} rounds"
         else:
             machine = None                      # extract again, with the counterexamples recorded
+    rows[-1]["cpu_seconds"] = round(time.process_time() - cpu0, 1)
     return dict(machine=machine, report=report, rounds=rows, counterexamples=[describe(task, i) for i in found],
                 trained=trained)
 

@@ -18,7 +18,7 @@ from tinyalgo.runs.fileio import atomic_write_bytes
 
 COLUMNS = ("task", "seed", "solved_100", "solved_1000", "train_minutes", "states", "verdict", "counterexample_length",
            "rounds", "trained_updates", "repaired_transitions", "census_recorded", "census_network_fails",
-           "extract_seconds", "verify_seconds")
+           "extract_seconds", "verify_seconds", "cpu_minutes")
 
 
 def _runs(paths) -> dict:
@@ -29,7 +29,8 @@ def _runs(paths) -> dict:
 def loop_row(folder: str) -> dict:
     """What a ``verify-loop`` folder established: the last machine's states and verdict, the rounds, the
     updates of training on counterexamples, the transitions repaired, the censuses' instances recorded (the
-    machine failed them, the network solves them) and those the network fails too, and the time spent."""
+    machine failed them, the network solves them) and those the network fails too, and the time spent (the
+    loop's CPU minutes: empty for a loop.json without them)."""
     with open(os.path.join(folder, "loop.json")) as f:
         loop = json.load(f)
     rounds, last = loop["rounds"], loop["rounds"][-1]
@@ -42,6 +43,8 @@ def loop_row(folder: str) -> dict:
                                          for r in rounds if "census" in r),
                 extract_seconds=round(sum(r["extract_seconds"] for r in rounds), 1),
                 verify_seconds=round(sum(r["verify_seconds"] for r in rounds), 2),
+                cpu_minutes=round(sum(r["cpu_seconds"] for r in rounds) / 60, 1)
+                if all("cpu_seconds" in r for r in rounds) else "",
                 task=loop["task"], checkpoint=loop["checkpoint"])
 
 
@@ -69,14 +72,15 @@ def markdown(rows) -> str:
         out += [f"### {task}: {proved} of {len(mine)} seeds proved", "",
                 "| seed | network solved @100 | @1000 | training, min | machine states | proved | rounds"
                 " | trained on counterexamples (updates) | transitions repaired | census: recorded"
-                " | census: network fails | extraction, s | verification, s |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                " | census: network fails | extraction, s | verification, s | loop CPU, min |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in mine:
             verdict = {"proved": "yes", "counterexample": f"counterexample, length {r['counterexample_length']}"}
             out.append(f"| {r['seed']} | {r['solved_100']} | {r['solved_1000']} | {r['train_minutes']} | {r['states']}"
                        f" | {verdict.get(r['verdict'], r['verdict'])} | {r['rounds']} | {r['trained_updates'] or '-'}"
                        f" | {r['repaired_transitions'] or '-'} | {r['census_recorded'] or '-'}"
-                       f" | {r['census_network_fails'] or '-'} | {r['extract_seconds']} | {r['verify_seconds']} |")
+                       f" | {r['census_network_fails'] or '-'} | {r['extract_seconds']} | {r['verify_seconds']}"
+                       f" | {r['cpu_minutes'] if r['cpu_minutes'] != '' else '-'} |")
         out.append("")
     return "\n".join(out)
 
