@@ -777,7 +777,8 @@ def test_departures_are_the_first_rows_where_the_machine_answers_otherwise():
 
 def test_departure_tests_are_the_recorded_paths_that_end_where_the_machine_leaves_the_network():
     from test_automata import reverse_controller
-    from tinyalgo.automata.behaviour import departure_tests, previous_symbols
+    from tinyalgo.automata.behaviour import previous_symbols
+    from tinyalgo.automata.departure import departure_tests
     from tinyalgo.automata.extract import departures
     from tinyalgo.automata.loop import recording_with
     rec = recording_with(reverse_controller(), "reverse", 10, [2, 6], 20, 0, False, [])

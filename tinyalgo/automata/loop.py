@@ -35,7 +35,7 @@ memories, which six steps of random recorded paths never told apart.  With
 ``span`` > 0, after a round that ends with a counterexample the network is
 run on it and on the census' failures it solves, and the recorded paths of
 up to ``span`` steps that end where the machine leaves it
-(``behaviour.departure_tests``) join the behaviour tests of every later
+(``departure.departure_tests``) join the behaviour tests of every later
 round: recurrent states that answer such a path differently get different
 tags, as L* splits states on a counterexample's suffixes (Rivest and
 Schapire's refinement of Angluin's algorithm).
@@ -74,7 +74,8 @@ import time
 import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
-from tinyalgo.automata.behaviour import behaviour_tags, departure_tests
+from tinyalgo.automata.behaviour import behaviour_tags
+from tinyalgo.automata.departure import departure_tests
 from tinyalgo.automata.census import census
 from tinyalgo.automata.extract import CORNER_DIGITS, default_complexities, machines_and_rows, replay
 from tinyalgo.automata.record import record, state_size
@@ -109,7 +110,7 @@ def candidates(controller, rec, seed: int = 0, extra=None):
     """The machines a round verifies, in order: yields (how it was extracted,
     reduced machine, the fraction of recorded episodes it replays, the
     machine state of each recorded row).  ``extra``: the departure tests of
-    the earlier rounds (``behaviour.departure_tests``), added to every
+    the earlier rounds (``departure.departure_tests``), added to every
     variant's behaviour tests.  A feed-forward controller has one."""
     if rec.state.shape[1] == 0:
         reduced, rows = machines_and_rows(rec, 1, seed)[2:]
