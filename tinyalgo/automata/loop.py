@@ -75,8 +75,8 @@ import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.behaviour import behaviour_tags
-from tinyalgo.automata.departure import departure_tests
 from tinyalgo.automata.census import census
+from tinyalgo.automata.departure import departure_tests
 from tinyalgo.automata.extract import CORNER_DIGITS, default_complexities, machines_and_rows, replay
 from tinyalgo.automata.record import record, state_size
 from tinyalgo.automata.repair import repair
@@ -192,7 +192,9 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     bounds the changes a round's repair makes (0: no repair); with
     ``census_limit`` > 0 each counterexample's length is searched for the
     instances the machine fails (``census.census``, at most ``census_limit``
-    instances tested) and the next round records those the network solves.  Returns
+    instances tested) and the next round records those the network solves;
+    with ``span`` > 0 the later rounds' behaviour tests include the departure
+    tests of the earlier rounds' counterexamples (see the module doc).  Returns
     dict(machine (the last), report (its verification), rounds [one dict a
     round, with its CPU seconds, training included], counterexamples (as the
     verifier describes them: ``witness.rebuild`` makes each an instance
