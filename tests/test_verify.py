@@ -708,17 +708,23 @@ def test_the_census_finds_every_instance_of_a_length_the_machine_fails_and_the_n
     assert clean["machine_fails"] == 0 and clean["instances"] is None and clean["tested"] == 1000
 
 
-def test_the_loop_records_the_census_failures_in_its_next_round(monkeypatch):
-    from test_automata import reverse_controller
-    from tinyalgo.automata import loop
-    controller, seen = reverse_controller(), []
-    real = loop.recording_with
+def last_arguments(monkeypatch, module, name) -> list:
+    """Replace ``module.name`` by a spy that calls it and lists the last positional argument of each call."""
+    seen, real = [], getattr(module, name)
 
     def spy(*args):
         seen.append(args[-1])
         return real(*args)
 
-    monkeypatch.setattr(loop, "recording_with", spy)
+    monkeypatch.setattr(module, name, spy)
+    return seen
+
+
+def test_the_loop_records_the_census_failures_in_its_next_round(monkeypatch):
+    from test_automata import reverse_controller
+    from tinyalgo.automata import loop
+    controller = reverse_controller()
+    seen = last_arguments(monkeypatch, loop, "recording_with")
     damaged = damaged_reverse_machine()
     out = loop.refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False, machine=damaged,
                       rounds=2, census_limit=1000)
@@ -735,14 +741,8 @@ def test_the_loop_records_the_census_failures_in_its_next_round(monkeypatch):
 def test_the_loop_gives_later_rounds_the_paths_into_where_its_machine_left_the_network(monkeypatch):
     from test_automata import reverse_controller
     from tinyalgo.automata import loop
-    controller, given = reverse_controller(), []
-    real = loop.select
-
-    def spy(*args):
-        given.append(args[-1])
-        return real(*args)
-
-    monkeypatch.setattr(loop, "select", spy)
+    controller = reverse_controller()
+    given = last_arguments(monkeypatch, loop, "select")
     monkeypatch.setattr(loop, "state_size", lambda c: 1)      # as for a recurrent core: departure tests are made
     out = loop.refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False,
                       machine=damaged_reverse_machine(), rounds=2, census_limit=1000, span=12)

@@ -39,5 +39,11 @@ def departure_tests(machine, rec, span: int = 12) -> tuple:
         keys.append(np.concatenate([rec.obs[path[:, 0], 1:5], previous[path[:, 0], None]], axis=1))
         inputs.append(np.where(path >= 0, rec.obs[np.maximum(path, 0), 0], -1))
         moves.append(np.where(path >= 0, rec.action[np.maximum(path, 0)] % rec.n_moves, -1))
-    both = np.unique(np.concatenate([np.concatenate(p) for p in (keys, inputs, moves)], axis=1), axis=0)
-    return both[:, :5], both[:, 5:5 + span], both[:, 5 + span:]
+    return union((np.concatenate(keys), np.concatenate(inputs), np.concatenate(moves)))
+
+
+def union(*tests) -> tuple:
+    """Sets of departure tests (each keys, inputs, moves) as one, without repeats."""
+    widths = np.cumsum([part.shape[1] for part in tests[0]])[:-1]
+    both = np.unique(np.concatenate([np.concatenate(t, axis=1) for t in tests]), axis=0)
+    return tuple(np.split(both, widths, axis=1))

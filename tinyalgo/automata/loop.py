@@ -76,7 +76,7 @@ import numpy as np
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.behaviour import behaviour_tags
 from tinyalgo.automata.census import census
-from tinyalgo.automata.departure import departure_tests
+from tinyalgo.automata.departure import departure_tests, union
 from tinyalgo.automata.extract import CORNER_DIGITS, default_complexities, machines_and_rows, replay
 from tinyalgo.automata.record import record, state_size
 from tinyalgo.automata.repair import repair
@@ -135,11 +135,10 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
     fewest states) among those refuted by a counterexample, which the next
     round can use (among all if none is).  With ``repairs`` > 0 and no
     candidate proved, the candidates whose counterexample the network solves
-    are repaired where
-    they leave the network (tinyalgo/automata/repair.py, at most ``repairs``
-    changes each), best first, until one is proved; the round keeps the
-    first proved, else the best unrepaired one (as without repairs), with
-    the repairs tried listed in ``repaired_unproved``."""
+    are repaired where they leave the network (tinyalgo/automata/repair.py,
+    at most ``repairs`` changes each), best first, until one is proved; the
+    round keeps the first proved, else the best unrepaired one (as without
+    repairs), with the repairs tried listed in ``repaired_unproved``."""
     kept, tried = [], 0
     for how, machine, replayed, rows in candidates(controller, rec, seed, extra):
         if complete:
@@ -234,7 +233,7 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
             if span and taught and state_size(controller):
                 net = record(controller, task, [], 0, base, canned=concatenate(taught, make(task, base).vocab.NONE))
                 new = departure_tests(machine, net, span)
-                extra = new if extra is None else _union(extra, new)
+                extra = new if extra is None else union(extra, new)
                 row["departure_tests"] = dict(new=int(len(new[0])), total=int(len(extra[0])))
         if log:
             log(_line(row))
@@ -264,13 +263,6 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     rows[-1]["cpu_seconds"] = round(time.process_time() - cpu0, 1)
     return dict(machine=machine, report=report, rounds=rows, counterexamples=[describe(task, i) for i in found],
                 trained=trained)
-
-
-def _union(tests, more) -> tuple:
-    """Two sets of departure tests (keys, inputs, moves) as one, without repeats."""
-    width = tests[0].shape[1], tests[1].shape[1]
-    both = np.unique(np.concatenate([np.concatenate(p, axis=1) for p in (tests, more)]), axis=0)
-    return both[:, :width[0]], both[:, width[0]:width[0] + width[1]], both[:, width[0] + width[1]:]
 
 
 def _census(c) -> str:
