@@ -307,23 +307,24 @@ def test_verify_loop_command_reports_each_round(tmp_path, capsys):
     assert all(r["cpu_seconds"] >= 0 for r in report["rounds"])
 
 
-def test_verify_loop_command_passes_its_departure_span_to_the_loop(tmp_path, monkeypatch):
+def test_verify_loop_command_passes_its_departure_span_and_frame_to_the_loop(tmp_path, monkeypatch):
     from test_automata import reverse_controller
     from tinyalgo.automata import loop
     from tinyalgo.cli import verify as verify_cli
     from tinyalgo.runs.checkpoint import save_checkpoint
-    model, spans = tmp_path / "model.npz", []
+    model, given = tmp_path / "model.npz", []
 
     def spy(*args, **kwargs):
-        spans.append(kwargs["span"])
+        given.append((kwargs["span"], kwargs["keep_frame"]))
         return loop.refine(*args, **kwargs)
 
     monkeypatch.setattr(verify_cli, "refine", spy)
     save_checkpoint(model, reverse_controller(), dict(config=dict(task="reverse", base=10)))
-    for more in ([], ["--departure-span", "5"]):
+    for more in ([], ["--departure-span", "5"], ["--keep-frame"], ["--no-keep-frame"]):
         assert main(["verify-loop", str(model), "--out", str(tmp_path / "loop"), "--complexities", "2",
                      "--instances", "1", "--no-corners", "--rounds", "1", *more]) == 0
-    assert spans == [loop.DEPARTURE_SPAN, 5] and loop.DEPARTURE_SPAN == 0
+    keep = loop.KEEP_FRAME
+    assert given == [(loop.DEPARTURE_SPAN, keep), (5, keep), (0, True), (0, False)] and loop.DEPARTURE_SPAN == 0
 
 
 @pytest.fixture(scope="module")
@@ -449,7 +450,7 @@ def test_a_round_keeps_the_first_proved_machine_else_the_one_replaying_most(monk
                   if verify(m)["verdict"] == "counterexample"][:2]
     offered = []
 
-    def fake(controller, rec, seed=0, extra=None):
+    def fake(controller, rec, seed=0, extra=None, frame=None):
         for i, (m, replayed) in enumerate(rec):
             offered.append(i)
             yield dict(k=i + 1), m, replayed, None
@@ -467,7 +468,7 @@ def test_a_round_keeps_a_refuted_machine_over_one_the_verifier_could_not_decide(
     good = reverse_machine(4)
     undecided, refuted, other = (copying.deepcopy(good) for _ in range(3))
     verdicts = {id(undecided): "not proved", id(refuted): "counterexample", id(other): "counterexample"}
-    monkeypatch.setattr(loop, "candidates", lambda controller, rec, seed=0, extra=None: iter(
+    monkeypatch.setattr(loop, "candidates", lambda controller, rec, seed=0, extra=None, frame=None: iter(
         [(dict(k=i + 1), m, replayed, None) for i, (m, replayed) in enumerate(rec)]))
     monkeypatch.setattr(loop, "verify", lambda m, **options: dict(verdict=verdicts[id(m)]))
     machine, report, how, tried = loop.select(None, [(undecided, 1.0), (refuted, 0.9), (other, 0.8)])
@@ -488,15 +489,100 @@ def test_a_round_offers_its_extractions_in_order_computing_each_kind_of_tag_once
     computed = []
     real = loop.behaviour_tags
 
-    def counting(rec, controller, depth, tests, seed=0, context="feedback", extra=None):
+    def counting(rec, controller, depth, tests, seed=0, context="feedback", extra=None, paths=None):
         computed.append((context, depth, tests))
-        return real(rec, controller, depth, tests, seed, context=context, extra=extra)
+        return real(rec, controller, depth, tests, seed, context=context, extra=extra, paths=paths)
 
     monkeypatch.setattr(loop, "behaviour_tags", counting)
     offered = [(how["context"], how["depth"], how["k"]) for how, *_ in loop.candidates(controller, rec)]
     wanted = [(v["context"], v["depth"], k) for v, ks in loop.EXTRACTIONS for k in ks]
     assert offered == wanted and len(offered) == 16 and offered[-1] == ("feedback", 6, 512)
     assert computed == [("feedback", 6, 8), ("previous", 1, 1)]          # the fine k's reuse the first tags
+
+
+def _gru_reverse(units=4, seed=0):
+    """A recurrent reverse controller with random weights."""
+    from tinyalgo.controller import Controller, ControllerConfig
+    from tinyalgo.environment import Environment
+    config = ControllerConfig.for_environment(Environment("reverse", batch_size=1), "gru", units)
+    return Controller(config, rng=np.random.default_rng(seed))
+
+
+def test_context_tests_keep_the_paths_of_the_contexts_an_earlier_answer_had(monkeypatch):
+    from tinyalgo.automata import loop
+    from tinyalgo.automata.behaviour import behaviour_tags, context_tests, contexts
+    controller = _gru_reverse(8, 2)                 # two contexts in the small recording, five in the grown
+    small = loop.recording_with(controller, "reverse", 10, [2, 4], 5, 0, False, [])
+    grown = loop.recording_with(controller, "reverse", 10, [2, 4, 9], 40, 3, False, [])
+    first = context_tests(small, 4, 3, seed=0)
+    assert set(first) == {tuple(k) for k in contexts(small)[0].tolist()}
+    again = context_tests(grown, 4, 3, seed=0, kept=first)
+    assert set(again) == {tuple(k) for k in contexts(grown)[0].tolist()} and set(again) > set(first)
+    for key in first:
+        assert again[key] is first[key]
+    fresh = context_tests(grown, 4, 3, seed=0)
+    assert any(not np.array_equal(fresh[key][0], first[key][0]) for key in first)   # drawn afresh, they differ
+    assert context_tests(grown, 1, 3) == {}
+    plain = behaviour_tags(grown, controller, 4, 3, seed=0)
+    assert (behaviour_tags(grown, controller, 4, 3, seed=0, paths=fresh) == plain).all()
+    import tinyalgo.automata.behaviour as behaviour
+    run = []
+    real = behaviour.run_tests
+    monkeypatch.setattr(behaviour, "run_tests", lambda model, h, fb, tests, *a, **kw: run.append(tests) or
+                        real(model, h, fb, tests, *a, **kw))
+    behaviour_tags(grown, controller, 4, 3, seed=0, paths=again)
+    longer = [t for t in run if t.shape[1] == 4]
+    assert len(longer) == len(again)
+    assert all(any(t is inputs for t in longer) for inputs, _ in again.values())   # the given paths are run
+
+
+def test_later_rounds_keep_the_first_rounds_clusters_and_tests(monkeypatch):
+    from tinyalgo.automata import loop
+    from tinyalgo.automata.extract import machines_and_rows
+    controller = _gru_reverse()
+    first = loop.recording_with(controller, "reverse", 10, [2, 4], 10, 0, False, [])
+    grown = loop.recording_with(controller, "reverse", 10, [2, 4, 7], 30, 0, False, [])
+    frame = {}
+    listed = list(loop.candidates(controller, first, frame=frame))
+    ks = sorted({k for _, ks in loop.EXTRACTIONS for k in ks})
+    assert sorted(k for k in frame if isinstance(k, int)) == ks and len(frame) == len(ks) + 2
+    assert len(listed) == 16
+    centres = {k: frame[k] for k in ks}
+    def no_fit(*args, **kwargs):
+        raise AssertionError("a later round fitted k-means again")
+
+    monkeypatch.setattr(loop, "kmeans", no_fit)
+    offered = [how["k"] for how, *_ in loop.candidates(controller, grown, frame=frame)]
+    assert len(offered) == 16 and all(frame[k] is centres[k] for k in ks)
+    tags = loop.behaviour_tags(grown, controller, 6, 8, 0, paths=frame[tuple(sorted(loop.FEEDBACK.items()))])
+    how, reduced, _, rows = next(loop.candidates(controller, grown, frame=frame))
+    again = machines_and_rows(grown, 1, 0, tags, centroids=centres[1])[2]
+    assert reduced.n_states == again.n_states and (reduced.action == again.action).all()
+
+
+def test_the_loop_keeps_its_frame_until_it_trains_the_network(monkeypatch):
+    from tinyalgo.automata import loop
+    controller = _gru_reverse()
+    frames = []
+    real = loop.select
+
+    def spy(*args, frame=None):
+        frames.append(frame)
+        return real(*args, frame=frame)
+
+    monkeypatch.setattr(loop, "select", spy)
+    untrained = dict(fixed=True, updates=1, chars=0, solved_counterexamples=0, counterexamples=1, test_solved=0.0)
+    out = loop.refine(controller, "reverse", 10, complexities=[2], instances=4, corners=False,
+                      machine=damaged_reverse_machine(), rounds=3, train=lambda net, found: untrained, keep_frame=True)
+    assert [r["round"] for r in out["rounds"] if "training" in r] == [0, 1, 2]  # the random network fails them
+    assert len(frames) == 2 and frames[0] and frames[1] and frames[0] is not frames[1]
+    monkeypatch.setattr(loop, "solves", lambda *args: np.array([True]))           # no training: the frame is kept
+    loop.refine(controller, "reverse", 10, complexities=[2], instances=4, corners=False,
+                machine=damaged_reverse_machine(), rounds=3, keep_frame=True)
+    assert len(frames) == 4 and frames[2] and frames[3] is frames[2]
+    loop.refine(controller, "reverse", 10, complexities=[2], instances=4, corners=False,
+                machine=damaged_reverse_machine(), rounds=3, keep_frame=False)
+    assert frames[4:] == [None, None]
 
 
 def test_behaviour_tags_in_the_previous_symbols_context_never_mix_contexts():
@@ -712,9 +798,9 @@ def last_arguments(monkeypatch, module, name) -> list:
     """Replace ``module.name`` by a spy that calls it and lists the last positional argument of each call."""
     seen, real = [], getattr(module, name)
 
-    def spy(*args):
+    def spy(*args, **kwargs):
         seen.append(args[-1])
-        return real(*args)
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(module, name, spy)
     return seen

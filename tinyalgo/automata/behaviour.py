@@ -115,8 +115,27 @@ def previous_symbols(rec) -> np.ndarray:
     return previous
 
 
+def context_tests(rec, depth: int, tests: int, seed: int = 0, context: str = "feedback", kept=None) -> dict:
+    """The recorded paths each context of ``rec`` is tested on
+    (``suffix_tests``, drawn in the order of ``contexts`` with one generator
+    seeded ``seed``): {context key (tuple): (inputs, moves)}; empty for
+    ``depth`` 1 (one step tests every symbol read instead).  A context that
+    ``kept`` (an earlier answer) holds keeps its paths there, so that a
+    recording that grows by some episodes tests the states of the contexts
+    it had alike."""
+    if depth < 2:
+        return {}
+    rng = np.random.default_rng(seed)
+    keys, group = contexts(rec, context)
+    out = {}
+    for g, key in enumerate(map(tuple, keys.tolist())):
+        out[key] = kept[key] if kept and key in kept else suffix_tests(rec, np.nonzero(group == g)[0], depth, tests,
+                                                                        rng)
+    return out
+
+
 def behaviour_tags(rec, controller, depth: int = 1, tests: int = 16, seed: int = 0, chunk: int = 8192,
-                   context: str = "feedback", extra=None, extra_count: int = 32) -> np.ndarray:
+                   context: str = "feedback", extra=None, extra_count: int = 32, paths=None) -> np.ndarray:
     """Each recorded state's behaviour, as an id (T,) (equal ids: equal
     behaviour).  Two states that answer some input sequence differently are
     different states of any machine the network is.
@@ -132,13 +151,15 @@ def behaviour_tags(rec, controller, depth: int = 1, tests: int = 16, seed: int =
     later.  With ``extra`` (``departure_tests``' keys, inputs, moves), each
     context is also tested on up to ``extra_count`` of those paths that
     start in it (same feedback fields; with ``context="previous"`` the same
-    previous symbol too).  Rows of different contexts never share a tag."""
+    previous symbol too).  ``paths``: the sequences of ``context_tests``
+    (drawn here if None).  Rows of different contexts never share a tag."""
     if depth < 1 or tests < 1:
         raise ValueError(f"behaviour tags need depth >= 1 and tests >= 1; got depth {depth}, tests {tests}")
     T, model = len(rec), controller.frozen()
     none = Vocabulary(rec.base).NONE
-    rng, extra_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
+    extra_rng = np.random.default_rng([seed, 1])
     keys, group = contexts(rec, context)
+    paths = context_tests(rec, depth, tests, seed, context, kept=paths)
     tags = np.zeros(T, dtype=np.int64)
     offset = 0
     for g in range(len(keys)):
@@ -148,7 +169,7 @@ def behaviour_tags(rec, controller, depth: int = 1, tests: int = 16, seed: int =
         back = back.reshape(-1)
         answers = run_tests(model, h, feedback, np.unique(rec.obs[rows, 0])[:, None], rec.n_moves, none, chunk=chunk)
         if depth > 1:
-            inputs, moves = suffix_tests(rec, rows, depth, tests, rng)
+            inputs, moves = paths[tuple(keys[g].tolist())]
             if len(inputs):
                 longer = run_tests(model, h, feedback, inputs, rec.n_moves, none, moves, chunk)
                 answers = np.concatenate([answers, longer], axis=1)

@@ -70,8 +70,15 @@ def kmeans(X: np.ndarray, k: int, seed: int = 0, iterations: int = 50, fit_rows:
         keep = counts > 0
         C = sums[keep] / counts[keep][:, None]
         labels = np.cumsum(keep)[labels] - 1
-    all_labels = assign(X, C)
-    used = np.unique(all_labels)
-    remap = np.full(len(C), -1)
+    return nearest_clusters(X, C)
+
+
+def nearest_clusters(X: np.ndarray, centroids: np.ndarray):
+    """Every row of X (N, D) in the cluster of its nearest centroid
+    (``assign``), the clusters no row falls in dropped: (centroids (k', D),
+    labels (N,) numbering the kept ones)."""
+    labels = assign(X, centroids)
+    used = np.unique(labels)
+    remap = np.full(len(centroids), -1)
     remap[used] = np.arange(len(used))
-    return C[used], remap[all_labels]
+    return np.asarray(centroids, dtype=np.float64)[used], remap[labels]

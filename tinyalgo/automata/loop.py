@@ -74,9 +74,10 @@ import time
 import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
-from tinyalgo.automata.behaviour import behaviour_tags
+from tinyalgo.automata.behaviour import behaviour_tags, context_tests
 from tinyalgo.automata.census import census
 from tinyalgo.automata.departure import departure_tests, union
+from tinyalgo.automata.discretise import kmeans
 from tinyalgo.automata.extract import CORNER_DIGITS, default_complexities, machines_and_rows, replay
 from tinyalgo.automata.record import record, state_size
 from tinyalgo.automata.repair import repair
@@ -93,6 +94,7 @@ K_VALUES = (1, 2, 4, 8, 16, 32)
 FINE_K = (64, 128, 256, 512)
 EXTRACTIONS = ((FEEDBACK, K_VALUES), (PREVIOUS, K_VALUES), (FEEDBACK, FINE_K))
 DEPARTURE_SPAN = 0        # departure tests start up to this many steps before the machine leaves the network; 0: none
+KEEP_FRAME = False        # later rounds keep the first extraction's k-means centres and behaviour tests
 
 
 def recording_with(controller, task, base, complexities, instances, seed, corners, extra):
@@ -106,12 +108,16 @@ def recording_with(controller, task, base, complexities, instances, seed, corner
     return record(controller, task, complexities, instances, base, seed, canned)
 
 
-def candidates(controller, rec, seed: int = 0, extra=None):
+def candidates(controller, rec, seed: int = 0, extra=None, frame=None):
     """The machines a round verifies, in order: yields (how it was extracted,
     reduced machine, the fraction of recorded episodes it replays, the
     machine state of each recorded row).  ``extra``: the departure tests of
     the earlier rounds (``departure.departure_tests``), added to every
-    variant's behaviour tests.  A feed-forward controller has one."""
+    variant's behaviour tests.  ``frame``: a dict of the k-means centres of
+    each k and the behaviour tests of each variant's contexts
+    (``behaviour.context_tests``) to use, which this fills with those it
+    draws (see the module doc).  A feed-forward controller has one."""
+    frame = {} if frame is None else frame
     if rec.state.shape[1] == 0:
         reduced, rows = machines_and_rows(rec, 1, seed)[2:]
         yield dict(k=1), reduced, replay(reduced, rec), rows
@@ -120,15 +126,19 @@ def candidates(controller, rec, seed: int = 0, extra=None):
     for variant, ks in EXTRACTIONS:
         key = tuple(sorted(variant.items()))
         if key not in tags:
+            frame[key] = context_tests(rec, variant["depth"], variant["tests"], seed, variant["context"],
+                                       kept=frame.get(key))
             tags[key] = behaviour_tags(rec, controller, variant["depth"], variant["tests"], seed,
-                                       context=variant["context"], extra=extra)
+                                       context=variant["context"], extra=extra, paths=frame[key])
         for k in ks:
-            reduced, rows = machines_and_rows(rec, k, seed, tags[key])[2:]
+            if k not in frame:
+                frame[k] = kmeans(rec.state, k, seed=seed)[0]
+            reduced, rows = machines_and_rows(rec, k, seed, tags[key], centroids=frame[k])[2:]
             yield dict(variant, k=k), reduced, replay(reduced, rec), rows
 
 
 def select(controller, rec, seed: int = 0, complete: bool = False, verify_options=None, repairs: int = 0,
-           log=None, extra=None) -> tuple:
+           log=None, extra=None, frame=None) -> tuple:
     """Verify the ``candidates`` of ``rec`` in order; (machine, its
     verification, how it was extracted, candidates verified) of the first
     proved, else of the one replaying the most recorded episodes (then the
@@ -138,9 +148,10 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
     are repaired where they leave the network (tinyalgo/automata/repair.py,
     at most ``repairs`` changes each), best first, until one is proved; the
     round keeps the first proved, else the best unrepaired one (as without
-    repairs), with the repairs tried listed in ``repaired_unproved``."""
+    repairs), with the repairs tried listed in ``repaired_unproved``.
+    ``frame``: as for ``candidates``."""
     kept, tried = [], 0
-    for how, machine, replayed, rows in candidates(controller, rec, seed, extra):
+    for how, machine, replayed, rows in candidates(controller, rec, seed, extra, frame):
         if complete:
             machine = complete_with_network(machine, controller)
         report = verify(machine, **(verify_options or {}))
@@ -183,7 +194,7 @@ def complete_with_network(machine, controller):
 
 def refine(controller, task, base=10, complexities=None, instances=50, seed=0, corners=True, rounds=8,
            machine=None, verify_options=None, complete=False, train=None, repairs=0, census_limit=0,
-           span=DEPARTURE_SPAN, log=None) -> dict:
+           span=DEPARTURE_SPAN, keep_frame=KEEP_FRAME, log=None) -> dict:
     """Run the loop (see the module doc) for at most ``rounds`` rounds, from
     ``machine`` if given, else from an extraction.  ``train(controller,
     counterexamples) -> dict`` trains the controller in place when it fails a
@@ -193,13 +204,16 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     instances the machine fails (``census.census``, at most ``census_limit``
     instances tested) and the next round records those the network solves;
     with ``span`` > 0 the later rounds' behaviour tests include the departure
-    tests of the earlier rounds' counterexamples (see the module doc).  Returns
+    tests of the earlier rounds' counterexamples; with ``keep_frame`` the
+    later rounds keep the first extraction's clusters and tests (see the
+    module doc).  Returns
     dict(machine (the last), report (its verification), rounds [one dict a
     round, with its CPU seconds, training included], counterexamples (as the
     verifier describes them: ``witness.rebuild`` makes each an instance
     again), trained (whether the controller was changed))."""
     complexities = default_complexities(task) if complexities is None else list(complexities)
     found, rows, trained, failing, extra = [], [], False, [], None
+    frame = {} if keep_frame else None
     cpu0 = time.process_time()
     for r in range(rounds):
         if rows:
@@ -210,7 +224,7 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
             rec = recording_with(controller, task, base, complexities, instances, seed, corners,
                                  found * instances + [w for w in whole if w is not None] + failing)
             machine, report, how, tried = select(controller, rec, seed, complete, verify_options, repairs, log,
-                                                 extra)
+                                                 extra, frame=frame)
             how = dict(how, candidates=tried)
         else:
             report, how = verify(machine, **(verify_options or {})), {}
@@ -251,6 +265,7 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
                 break
             row["training"] = train(controller, found)
             trained = True
+            frame = {} if keep_frame else None  # the trained network's states: clusters and tests drawn again
             if log:
                 log(_trained(row["training"]))
             if not row["training"]["fixed"]:

@@ -22,11 +22,12 @@ network, DIR/checkpoint.npz (the trained network, whose machine is the last).
 """
 from __future__ import annotations
 
+import argparse
 import os
 
 from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT
 from tinyalgo.automata.export import save_aalpy, save_dot
-from tinyalgo.automata.loop import DEPARTURE_SPAN, refine
+from tinyalgo.automata.loop import DEPARTURE_SPAN, KEEP_FRAME, refine
 from tinyalgo.automata.machine import load_machine
 from tinyalgo.automata.retrain import retrain
 from tinyalgo.automata.verify import SPECS, verify
@@ -96,7 +97,7 @@ def cmd_verify_loop(args) -> int:
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     out = refine(controller, task, base, args.complexities, args.instances, args.seed, not args.no_corners,
                  args.rounds, complete=args.complete, train=train, repairs=args.repairs, census_limit=args.census,
-                 span=args.departure_span, log=print)
+                 span=args.departure_span, keep_frame=args.keep_frame, log=print)
     os.makedirs(args.out, exist_ok=True)
     out["machine"].save(os.path.join(args.out, "machine.json"))
     if out["trained"]:
@@ -154,6 +155,11 @@ def register(sub) -> None:
                       help="after a counterexample, add to the later rounds' behaviour tests the network's recorded"
                            " paths of up to N steps into each step where the machine leaves it (the counterexample"
                            f" and the census' failures); 0: none (default {DEPARTURE_SPAN})")
+    loop.add_argument("--keep-frame", action=argparse.BooleanOptionalAction, default=KEEP_FRAME,
+                      help="later rounds keep the first extraction's k-means centres (new rows join the nearest)"
+                           " and each context's behaviour tests (new contexts draw their own), so that the recorded"
+                           " counterexamples change the machine only where they are read; --no-keep-frame: each"
+                           f" round clusters and draws tests afresh (default: {'on' if KEEP_FRAME else 'off'})")
     loop.add_argument("--complete", action="store_true",
                       help="answer each machine's pairs never recorded by the network before verifying it"
                            " (default: they move left without writing, as MachineAgent without a controller)")
