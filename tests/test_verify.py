@@ -256,7 +256,8 @@ def test_verify_command_refuses_bad_input_in_one_line(tmp_path, capsys, argv, me
 # ------------------------------------------------------------ the counterexample-guided loop (issue 27, item 2)
 def test_the_loop_turns_a_damaged_machine_back_into_a_proved_one():
     from test_automata import reverse_controller
-    from tinyalgo.automata.loop import recording_with, refine, select
+    from tinyalgo.automata.loop import refine
+    from tinyalgo.automata.rounds import recording_with, select
     controller = reverse_controller()                       # the network of Figure 4a
     m = select(controller, recording_with(controller, "reverse", 10, [2, 10], 20, 0, False, []))[0]
     assert verify(m)["verdict"] == "proved"
@@ -280,7 +281,7 @@ def test_the_loop_turns_a_damaged_machine_back_into_a_proved_one():
 def test_completion_by_the_network_fills_every_unknown_pair_and_keeps_the_recorded_ones():
     from test_automata import reverse_controller
     from tinyalgo.automata.extract import machines
-    from tinyalgo.automata.loop import complete_with_network, recording_with
+    from tinyalgo.automata.rounds import complete_with_network, recording_with
     controller = reverse_controller()
     m = machines(recording_with(controller, "reverse", 10, [2], 2, 0, False, []), 1)[2]
     assert (m.action < 0).any()
@@ -444,7 +445,7 @@ def test_the_certified_table_joins_the_training_runs_with_the_loops(tmp_path, ca
 
 
 def test_a_round_keeps_the_first_proved_machine_else_the_one_replaying_most(monkeypatch):
-    from tinyalgo.automata import loop
+    from tinyalgo.automata import rounds
     good = reverse_machine(4)
     bad, worse = [m for _, m in mutants(good, np.random.default_rng(3), 50)
                   if verify(m)["verdict"] == "counterexample"][:2]
@@ -455,47 +456,47 @@ def test_a_round_keeps_the_first_proved_machine_else_the_one_replaying_most(monk
             offered.append(i)
             yield dict(k=i + 1), m, replayed, None
 
-    monkeypatch.setattr(loop, "candidates", fake)
-    machine, report, how, tried = loop.select(None, [(bad, 0.9), (good, 0.5), (worse, 1.0)])
+    monkeypatch.setattr(rounds, "candidates", fake)
+    machine, report, how, tried = rounds.select(None, [(bad, 0.9), (good, 0.5), (worse, 1.0)])
     assert machine is good and report["verdict"] == "proved" and how == dict(k=2, replay=0.5) and tried == 2
     assert offered == [0, 1]                               # nothing is verified after a proof
-    machine, report, how, tried = loop.select(None, [(bad, 0.9), (worse, 0.95)])
+    machine, report, how, tried = rounds.select(None, [(bad, 0.9), (worse, 0.95)])
     assert machine is worse and report["verdict"] == "counterexample" and tried == 2
 
 
 def test_a_round_keeps_a_refuted_machine_over_one_the_verifier_could_not_decide(monkeypatch):
-    from tinyalgo.automata import loop
+    from tinyalgo.automata import rounds
     good = reverse_machine(4)
     undecided, refuted, other = (copying.deepcopy(good) for _ in range(3))
     verdicts = {id(undecided): "not proved", id(refuted): "counterexample", id(other): "counterexample"}
-    monkeypatch.setattr(loop, "candidates", lambda controller, rec, seed=0, extra=None, frame=None: iter(
+    monkeypatch.setattr(rounds, "candidates", lambda controller, rec, seed=0, extra=None, frame=None: iter(
         [(dict(k=i + 1), m, replayed, None) for i, (m, replayed) in enumerate(rec)]))
-    monkeypatch.setattr(loop, "verify", lambda m, **options: dict(verdict=verdicts[id(m)]))
-    machine, report, how, tried = loop.select(None, [(undecided, 1.0), (refuted, 0.9), (other, 0.8)])
+    monkeypatch.setattr(rounds, "verify", lambda m, **options: dict(verdict=verdicts[id(m)]))
+    machine, report, how, tried = rounds.select(None, [(undecided, 1.0), (refuted, 0.9), (other, 0.8)])
     assert machine is refuted and report["verdict"] == "counterexample" and how["k"] == 2 and tried == 3
-    machine, report, how, tried = loop.select(None, [(other, 0.8), (undecided, 1.0)])
+    machine, report, how, tried = rounds.select(None, [(other, 0.8), (undecided, 1.0)])
     assert machine is other
     verdicts[id(other)] = "not proved"                      # none refuted: the one replaying most
-    assert loop.select(None, [(other, 0.8), (undecided, 1.0)])[0] is undecided
+    assert rounds.select(None, [(other, 0.8), (undecided, 1.0)])[0] is undecided
 
 
 def test_a_round_offers_its_extractions_in_order_computing_each_kind_of_tag_once(monkeypatch):
-    from tinyalgo.automata import loop
+    from tinyalgo.automata import rounds
     from tinyalgo.controller import Controller, ControllerConfig
     from tinyalgo.environment import Environment
     config = ControllerConfig.for_environment(Environment("reverse", batch_size=1), "gru", 4)
     controller = Controller(config, rng=np.random.default_rng(0))            # recurrent: every extraction
-    rec = loop.recording_with(controller, "reverse", 10, [2, 4], 10, 0, False, [])
+    rec = rounds.recording_with(controller, "reverse", 10, [2, 4], 10, 0, False, [])
     computed = []
-    real = loop.behaviour_tags
+    real = rounds.behaviour_tags
 
     def counting(rec, controller, depth, tests, seed=0, context="feedback", extra=None, paths=None):
         computed.append((context, depth, tests))
         return real(rec, controller, depth, tests, seed, context=context, extra=extra, paths=paths)
 
-    monkeypatch.setattr(loop, "behaviour_tags", counting)
-    offered = [(how["context"], how["depth"], how["k"]) for how, *_ in loop.candidates(controller, rec)]
-    wanted = [(v["context"], v["depth"], k) for v, ks in loop.EXTRACTIONS for k in ks]
+    monkeypatch.setattr(rounds, "behaviour_tags", counting)
+    offered = [(how["context"], how["depth"], how["k"]) for how, *_ in rounds.candidates(controller, rec)]
+    wanted = [(v["context"], v["depth"], k) for v, ks in rounds.EXTRACTIONS for k in ks]
     assert offered == wanted and len(offered) == 16 and offered[-1] == ("feedback", 6, 512)
     assert computed == [("feedback", 6, 8), ("previous", 1, 1)]          # the fine k's reuse the first tags
 
@@ -509,11 +510,11 @@ def _gru_reverse(units=4, seed=0):
 
 
 def test_context_tests_keep_the_paths_of_the_contexts_an_earlier_answer_had(monkeypatch):
-    from tinyalgo.automata import loop
+    from tinyalgo.automata import rounds
     from tinyalgo.automata.behaviour import behaviour_tags, context_tests, contexts
     controller = _gru_reverse(8, 2)                 # two contexts in the small recording, five in the grown
-    small = loop.recording_with(controller, "reverse", 10, [2, 4], 5, 0, False, [])
-    grown = loop.recording_with(controller, "reverse", 10, [2, 4, 9], 40, 3, False, [])
+    small = rounds.recording_with(controller, "reverse", 10, [2, 4], 5, 0, False, [])
+    grown = rounds.recording_with(controller, "reverse", 10, [2, 4, 9], 40, 3, False, [])
     first = context_tests(small, 4, 3, seed=0)
     assert set(first) == {tuple(k) for k in contexts(small)[0].tolist()}
     again = context_tests(grown, 4, 3, seed=0, kept=first)
@@ -537,25 +538,25 @@ def test_context_tests_keep_the_paths_of_the_contexts_an_earlier_answer_had(monk
 
 
 def test_later_rounds_keep_the_first_rounds_clusters_and_tests(monkeypatch):
-    from tinyalgo.automata import loop
+    from tinyalgo.automata import rounds
     from tinyalgo.automata.extract import machines_and_rows
     controller = _gru_reverse()
-    first = loop.recording_with(controller, "reverse", 10, [2, 4], 10, 0, False, [])
-    grown = loop.recording_with(controller, "reverse", 10, [2, 4, 7], 30, 0, False, [])
+    first = rounds.recording_with(controller, "reverse", 10, [2, 4], 10, 0, False, [])
+    grown = rounds.recording_with(controller, "reverse", 10, [2, 4, 7], 30, 0, False, [])
     frame = {}
-    listed = list(loop.candidates(controller, first, frame=frame))
-    ks = sorted({k for _, ks in loop.EXTRACTIONS for k in ks})
+    listed = list(rounds.candidates(controller, first, frame=frame))
+    ks = sorted({k for _, ks in rounds.EXTRACTIONS for k in ks})
     assert sorted(k for k in frame if isinstance(k, int)) == ks and len(frame) == len(ks) + 2
     assert len(listed) == 16
     centres = {k: frame[k] for k in ks}
     def no_fit(*args, **kwargs):
         raise AssertionError("a later round fitted k-means again")
 
-    monkeypatch.setattr(loop, "kmeans", no_fit)
-    offered = [how["k"] for how, *_ in loop.candidates(controller, grown, frame=frame)]
+    monkeypatch.setattr(rounds, "kmeans", no_fit)
+    offered = [how["k"] for how, *_ in rounds.candidates(controller, grown, frame=frame)]
     assert len(offered) == 16 and all(frame[k] is centres[k] for k in ks)
-    tags = loop.behaviour_tags(grown, controller, 6, 8, 0, paths=frame[tuple(sorted(loop.FEEDBACK.items()))])
-    how, reduced, _, rows = next(loop.candidates(controller, grown, frame=frame))
+    tags = rounds.behaviour_tags(grown, controller, 6, 8, 0, paths=frame[tuple(sorted(rounds.FEEDBACK.items()))])
+    how, reduced, _, rows = next(rounds.candidates(controller, grown, frame=frame))
     again = machines_and_rows(grown, 1, 0, tags, centroids=centres[1])[2]
     assert reduced.n_states == again.n_states and (reduced.action == again.action).all()
 
@@ -613,7 +614,7 @@ def test_behaviour_tags_in_the_previous_symbols_context_never_mix_contexts():
 
 def test_a_counterexample_recorded_five_times_is_five_episodes():
     from test_automata import reverse_controller
-    from tinyalgo.automata.loop import recording_with
+    from tinyalgo.automata.rounds import recording_with
     controller = reverse_controller()
     counterexample = rebuild(verify(damaged_reverse_machine())["instance"])
     once = recording_with(controller, "reverse", 10, [2, 6], 5, 0, False, [counterexample])
@@ -661,7 +662,7 @@ def test_retraining_a_checkpoint_of_a_reference_run_trains_on_the_controllers_pa
 
 
 def select_machine(controller):
-    from tinyalgo.automata.loop import recording_with, select
+    from tinyalgo.automata.rounds import recording_with, select
     return select(controller, recording_with(controller, "reverse", 10, [2, 10], 20, 0, False, []))[0]
 
 
@@ -669,7 +670,7 @@ def select_machine(controller):
 def _reverse_machine_and_rows():
     """The Figure 4a network's machine (proved), its recording and the state of each recorded row."""
     from test_automata import reverse_controller
-    from tinyalgo.automata.loop import candidates, recording_with
+    from tinyalgo.automata.rounds import candidates, recording_with
     controller = reverse_controller()
     rec = recording_with(controller, "reverse", 10, [2, 10, 40], 40, 0, False, [])
     _, m, _, rows = next(candidates(controller, rec))
@@ -701,7 +702,7 @@ def test_repair_follows_the_network_back_to_a_proved_machine(kind):
 
 
 def test_repair_stops_where_the_network_fails_the_counterexample_too(trained_reverse):
-    from tinyalgo.automata.loop import candidates, recording_with
+    from tinyalgo.automata.rounds import candidates, recording_with
     from tinyalgo.automata.repair import repair
     controller = _damaged(trained_reverse)                 # reads 3 as 5: its machine writes 5 for a 3
     rec = recording_with(controller, "reverse", 10, [2, 10], 20, 0, False, [])
@@ -713,18 +714,18 @@ def test_repair_stops_where_the_network_fails_the_counterexample_too(trained_rev
 
 
 def test_a_round_that_proves_no_candidate_repairs_the_one_it_keeps(monkeypatch):
-    from tinyalgo.automata import loop
+    from tinyalgo.automata import loop, rounds
     controller, rec, m, rows = _reverse_machine_and_rows()
     damaged = copying.deepcopy(m)
     damaged.next[1 - m.start, 3] = m.start
-    monkeypatch.setattr(loop, "candidates", lambda *a, **k: iter([(dict(k=1), damaged, 0.5, rows)]))
-    machine, report, how, tried = loop.select(controller, rec, repairs=10)
+    monkeypatch.setattr(rounds, "candidates", lambda *a, **k: iter([(dict(k=1), damaged, 0.5, rows)]))
+    machine, report, how, tried = rounds.select(controller, rec, repairs=10)
     assert report["verdict"] == "proved" and how["repairs"] == 1 and tried == 1
     assert how["replay_repaired"] == 1.0 and how["replay"] == 0.5
     row = dict(round=0, states=machine.n_states, verdict="proved", extract_seconds=1.0, verify_seconds=0.1,
                extraction=dict(how, context="feedback", depth=6, candidates=tried))
     assert loop._line(row).endswith("1 machines verified; 1 transitions repaired)")
-    machine, report, how, tried = loop.select(controller, rec)          # repairs=0: the round's machine as it is
+    machine, report, how, tried = rounds.select(controller, rec)          # repairs=0: the round's machine as it is
     assert report["verdict"] == "counterexample" and "repairs" not in how
 
 
@@ -741,18 +742,18 @@ def test_repair_stops_rather_than_lose_recorded_episodes(monkeypatch):
 
 
 def test_a_round_repairs_its_candidates_best_first_until_one_is_proved(monkeypatch):
-    from tinyalgo.automata import loop
+    from tinyalgo.automata import loop, rounds
     controller, rec, m, rows = _reverse_machine_and_rows()
     left = 1 - m.start
     twice, once = copying.deepcopy(m), copying.deepcopy(m)
     twice.next[left, 3] = twice.next[left, 7] = m.start       # two changes to repair
     once.symbol[left, 4] = 6                                   # one
     offered = [(dict(k=1), twice, 0.9, rows), (dict(k=2), once, 0.8, rows)]
-    monkeypatch.setattr(loop, "candidates", lambda *a, **k: iter(offered))
-    machine, report, how, tried = loop.select(controller, rec, repairs=1)
+    monkeypatch.setattr(rounds, "candidates", lambda *a, **k: iter(offered))
+    machine, report, how, tried = rounds.select(controller, rec, repairs=1)
     assert report["verdict"] == "proved" and how["k"] == 2 and how["repairs"] == 1 and tried == 2
     offered.pop()
-    machine, report, how, tried = loop.select(controller, rec, repairs=1)       # none proved: as without repairs
+    machine, report, how, tried = rounds.select(controller, rec, repairs=1)       # none proved: as without repairs
     assert machine is twice and report["verdict"] == "counterexample" and how["k"] == 1 and "repairs" not in how
     assert how["repaired_unproved"] == [dict(k=1, context=None, repairs=1, stopped="1 changes made")]
     assert report["instance"] == verify(twice)["instance"]
@@ -844,7 +845,7 @@ def test_the_loop_gives_later_rounds_the_paths_into_where_its_machine_left_the_n
 def test_departures_are_the_first_rows_where_the_machine_answers_otherwise():
     from test_automata import reverse_controller
     from tinyalgo.automata.extract import departures, replay
-    from tinyalgo.automata.loop import recording_with
+    from tinyalgo.automata.rounds import recording_with
     rec = recording_with(reverse_controller(), "reverse", 10, [2, 6], 20, 0, False, [])
     assert (departures(reverse_machine(10), rec) == -1).all()
     damaged = damaged_reverse_machine()
@@ -866,7 +867,7 @@ def test_departure_tests_are_the_recorded_paths_that_end_where_the_machine_leave
     from tinyalgo.automata.behaviour import previous_symbols
     from tinyalgo.automata.departure import departure_tests
     from tinyalgo.automata.extract import departures
-    from tinyalgo.automata.loop import recording_with
+    from tinyalgo.automata.rounds import recording_with
     rec = recording_with(reverse_controller(), "reverse", 10, [2, 6], 20, 0, False, [])
     m, span = damaged_reverse_machine(), 4
     keys, inputs, moves = departure_tests(m, rec, span)
