@@ -243,6 +243,7 @@ def test_verify_command_writes_its_report_and_exports(tmp_path, capsys):
     (["verify-loop", "nowhere.npz", "--out", "DIR", "--census", "-1"], "--census"),
     (["verify-loop", "nowhere.npz", "--out", "DIR", "--census", "1000000000000"], "--census must be at most"),
     (["verify-loop", "nowhere.npz", "--out", "DIR", "--departure-span", "-2"], "--departure-span"),
+    (["verify-loop", "nowhere.npz", "--out", "DIR", "--census-recorded", "0"], "--census-recorded"),
 ])
 def test_verify_command_refuses_bad_input_in_one_line(tmp_path, capsys, argv, message):
     path = tmp_path / "machine.json"
@@ -308,7 +309,7 @@ def test_verify_loop_command_reports_each_round(tmp_path, capsys):
     assert all(r["cpu_seconds"] >= 0 for r in report["rounds"])
 
 
-def test_verify_loop_command_passes_its_departure_span_and_frame_to_the_loop(tmp_path, monkeypatch):
+def test_verify_loop_command_passes_its_departure_span_frame_and_census_cap_to_the_loop(tmp_path, monkeypatch):
     from test_automata import reverse_controller
     from tinyalgo.automata import loop
     from tinyalgo.cli import verify as verify_cli
@@ -316,16 +317,16 @@ def test_verify_loop_command_passes_its_departure_span_and_frame_to_the_loop(tmp
     model, given = tmp_path / "model.npz", []
 
     def spy(*args, **kwargs):
-        given.append((kwargs["span"], kwargs["keep_frame"]))
+        given.append((kwargs["span"], kwargs["keep_frame"], kwargs["census_recorded"]))
         return loop.refine(*args, **kwargs)
 
     monkeypatch.setattr(verify_cli, "refine", spy)
     save_checkpoint(model, reverse_controller(), dict(config=dict(task="reverse", base=10)))
-    for more in ([], ["--departure-span", "5"], ["--keep-frame"], ["--no-keep-frame"]):
+    for more in ([], ["--departure-span", "5"], ["--keep-frame"], ["--no-keep-frame", "--census-recorded", "7"]):
         assert main(["verify-loop", str(model), "--out", str(tmp_path / "loop"), "--complexities", "2",
                      "--instances", "1", "--no-corners", "--rounds", "1", *more]) == 0
-    keep = loop.KEEP_FRAME
-    assert given == [(loop.DEPARTURE_SPAN, keep), (5, keep), (0, True), (0, False)] and loop.DEPARTURE_SPAN == 0
+    keep, cap = loop.KEEP_FRAME, loop.CENSUS_RECORDED
+    assert given == [(0, keep, cap), (5, keep, cap), (0, True, cap), (0, False, 7)] and loop.DEPARTURE_SPAN == 0
 
 
 @pytest.fixture(scope="module")
@@ -788,9 +789,8 @@ def test_the_census_finds_every_instance_of_a_length_the_machine_fails_and_the_n
     assert not any(run_on(m, c["instances"])[0])
     sampled = census_module.census(m, controller, 4, limit=500, seed=1)
     assert (sampled["tested"], sampled["exhaustive"]) == (500, False) and sampled["machine_fails"] > 100
-    monkeypatch.setattr(census_module, "RECORDED", 10)
-    capped = census_module.census(m, controller, 2, limit=1000)
-    assert capped["recorded"] == len(capped["instances"]) == 10
+    capped = census_module.census(m, controller, 2, limit=1000, recorded=10)
+    assert capped["recorded"] == len(capped["instances"]) == 10 and capped["network_solves"] == has_3
     clean = census_module.census(reverse_machine(10), controller, 3)
     assert clean["machine_fails"] == 0 and clean["instances"] is None and clean["tested"] == 1000
 

@@ -44,11 +44,11 @@ def batches(task: str, base: int, n: int, limit: int, every: bool, rng):
             yield random_instances(task, base, n, k, rng)
 
 
-def census(machine, controller, n: int, limit: int = LIMIT, seed: int = 0) -> dict:
+def census(machine, controller, n: int, limit: int = LIMIT, seed: int = 0, recorded: int = RECORDED) -> dict:
     """Run ``machine`` on the instances of length ``n`` (``batches``) and the
     network on those it fails.  Returns dict(length, tested, exhaustive,
     machine_fails, network_solves (of those), recorded (how many of them
-    are returned), instances (at most ``RECORDED`` of the failing instances
+    are returned), instances (at most ``recorded`` of the failing instances
     the network solves, a random subset; None if there are none))."""
     task, base = machine.task, machine.base
     rng = np.random.default_rng(seed)
@@ -64,7 +64,7 @@ def census(machine, controller, n: int, limit: int = LIMIT, seed: int = 0) -> di
     good = [g for g in good if len(g)]
     solved = sum(len(g) for g in good)
     chosen = concatenate(good, make(task, base).vocab.NONE) if good else None
-    if solved > RECORDED:
-        chosen = chosen.take(np.sort(rng.choice(solved, RECORDED, replace=False)))
+    if solved > recorded:
+        chosen = chosen.take(np.sort(rng.choice(solved, recorded, replace=False)))
     return dict(length=int(n), tested=int(tested), exhaustive=every, machine_fails=int(fails),
-                network_solves=int(solved), recorded=min(solved, RECORDED), instances=chosen)
+                network_solves=int(solved), recorded=min(solved, recorded), instances=chosen)

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import time
 
-from tinyalgo.automata.census import census
+from tinyalgo.automata.census import RECORDED as CENSUS_RECORDED, census
 from tinyalgo.automata.departure import departure_tests, union
 from tinyalgo.automata.extract import default_complexities
 from tinyalgo.automata.record import record, state_size
@@ -72,7 +72,7 @@ KEEP_FRAME = False        # later rounds keep the first extraction's k-means cen
 
 def refine(controller, task, base=10, complexities=None, instances=50, seed=0, corners=True, rounds=8,
            machine=None, verify_options=None, complete=False, train=None, repairs=0, census_limit=0,
-           span=DEPARTURE_SPAN, keep_frame=KEEP_FRAME, log=None) -> dict:
+           census_recorded=CENSUS_RECORDED, span=DEPARTURE_SPAN, keep_frame=KEEP_FRAME, log=None) -> dict:
     """Run the loop (see the module doc) for at most ``rounds`` rounds, from
     ``machine`` if given, else from an extraction.  ``train(controller,
     counterexamples) -> dict`` trains the controller in place when it fails a
@@ -80,7 +80,8 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     bounds the changes a round's repair makes (0: no repair); with
     ``census_limit`` > 0 each counterexample's length is searched for the
     instances the machine fails (``census.census``, at most ``census_limit``
-    instances tested) and the next round records those the network solves;
+    instances tested) and the next round records those the network solves
+    (at most ``census_recorded``, a random subset);
     with ``span`` > 0 the later rounds' behaviour tests include the departure
     tests of the earlier rounds' counterexamples; with ``keep_frame`` the
     later rounds keep the first extraction's clusters and tests (see the
@@ -116,7 +117,7 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
             row["network_solves"] = bool(solves(controller, task, base, inst)[0])
             taught = [inst] if row["network_solves"] else []
             if census_limit:
-                c = census(machine, controller, length_of(task, inst), census_limit, seed)
+                c = census(machine, controller, length_of(task, inst), census_limit, seed, census_recorded)
                 batch = c.pop("instances")
                 if batch is not None:
                     failing.append(batch)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT
+from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT, RECORDED as CENSUS_RECORDED
 from tinyalgo.automata.export import save_aalpy, save_dot
 from tinyalgo.automata.loop import DEPARTURE_SPAN, KEEP_FRAME, refine
 from tinyalgo.automata.machine import load_machine
@@ -97,7 +97,7 @@ def cmd_verify_loop(args) -> int:
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     out = refine(controller, task, base, args.complexities, args.instances, args.seed, not args.no_corners,
                  args.rounds, complete=args.complete, train=train, repairs=args.repairs, census_limit=args.census,
-                 span=args.departure_span, keep_frame=args.keep_frame, log=print)
+                 census_recorded=args.census_recorded, span=args.departure_span, keep_frame=args.keep_frame, log=print)
     os.makedirs(args.out, exist_ok=True)
     out["machine"].save(os.path.join(args.out, "machine.json"))
     if out["trained"]:
@@ -151,6 +151,9 @@ def register(sub) -> None:
                            " there are more, and record the network next round on those the machine fails and"
                            f" the network solves; 0: only the counterexample; at most {CENSUS_MAX:,}"
                            f" (default {CENSUS_LIMIT:,})")
+    loop.add_argument("--census-recorded", type=int_at_least(1), default=CENSUS_RECORDED, metavar="N",
+                      help="record at most N of the census' failing instances that the network solves (a random"
+                           f" subset) in the next round (default {CENSUS_RECORDED:,})")
     loop.add_argument("--departure-span", type=int_at_least(0), default=DEPARTURE_SPAN, metavar="N",
                       help="after a counterexample, add to the later rounds' behaviour tests the network's recorded"
                            " paths of up to N steps into each step where the machine leaves it (the counterexample"
