@@ -540,6 +540,7 @@ def test_context_tests_keep_the_paths_of_the_contexts_an_earlier_answer_had(monk
 
 def test_later_rounds_keep_the_first_rounds_clusters_and_tests(monkeypatch):
     from tinyalgo.automata import rounds
+    from tinyalgo.automata.discretise import nearest_clusters
     from tinyalgo.automata.extract import machines_and_rows
     controller = _gru_reverse()
     first = rounds.recording_with(controller, "reverse", 10, [2, 4], 10, 0, False, [])
@@ -558,7 +559,7 @@ def test_later_rounds_keep_the_first_rounds_clusters_and_tests(monkeypatch):
     assert len(offered) == 16 and all(frame[k] is centres[k] for k in ks)
     tags = rounds.behaviour_tags(grown, controller, 6, 8, 0, paths=frame[tuple(sorted(rounds.FEEDBACK.items()))])
     how, reduced, _, rows = next(rounds.candidates(controller, grown, frame=frame))
-    again = machines_and_rows(grown, 1, 0, tags, centroids=centres[1])[2]
+    again = machines_and_rows(grown, 1, 0, tags, nearest_clusters(grown.state, centres[1]))[2]
     assert reduced.n_states == again.n_states and (reduced.action == again.action).all()
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.behaviour import behaviour_tags
-from tinyalgo.automata.discretise import kmeans, nearest_clusters
+from tinyalgo.automata.discretise import kmeans
 from tinyalgo.automata.machine import MachineError, build_machine, next_alternatives, raw_states
 from tinyalgo.automata.minimise import merge_alternatives, minimise, reduce_dont_care
 from tinyalgo.automata.record import record, state_size
@@ -86,15 +86,12 @@ def machines(rec, k: int, seed: int = 0, tags=None) -> tuple:
     return machines_and_rows(rec, k, seed, tags)[:3]
 
 
-def machines_and_rows(rec, k: int, seed: int = 0, tags=None, centroids=None) -> tuple:
+def machines_and_rows(rec, k: int, seed: int = 0, tags=None, clusters=None) -> tuple:
     """``machines`` and the state of the reduced machine that each recorded
-    row is in: (raw, minimal, reduced, rows (T,)).  With ``centroids`` (k, D)
-    (an earlier recording's k-means), each row joins its nearest centroid's
-    cluster instead of a k-means of ``rec``."""
-    if centroids is None:
-        centroids, labels = kmeans(rec.state, k, seed=seed)
-    else:
-        centroids, labels = nearest_clusters(rec.state, centroids)
+    row is in: (raw, minimal, reduced, rows (T,)).  ``clusters``: the
+    (centroids (k', D), labels (T,)) to use instead of a k-means of ``rec``
+    (``discretise.nearest_clusters`` of an earlier recording's centroids)."""
+    centroids, labels = kmeans(rec.state, k, seed=seed) if clusters is None else clusters
     if tags is not None:
         centroids, labels = refine_clusters(rec.state, labels, tags)
     raw = build_machine(rec, labels, centroids)

@@ -35,7 +35,7 @@ import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.behaviour import behaviour_tags, context_tests
-from tinyalgo.automata.discretise import kmeans
+from tinyalgo.automata.discretise import kmeans, nearest_clusters
 from tinyalgo.automata.extract import CORNER_DIGITS, machines_and_rows, replay
 from tinyalgo.automata.record import record
 from tinyalgo.automata.repair import repair
@@ -79,7 +79,7 @@ def candidates(controller, rec, seed: int = 0, extra=None, frame=None):
         reduced, rows = machines_and_rows(rec, 1, seed)[2:]
         yield dict(k=1), reduced, replay(reduced, rec), rows
         return
-    tags = {}
+    tags, clusters = {}, {}
     for variant, ks in EXTRACTIONS:
         key = tuple(sorted(variant.items()))
         if key not in tags:
@@ -88,9 +88,10 @@ def candidates(controller, rec, seed: int = 0, extra=None, frame=None):
             tags[key] = behaviour_tags(rec, controller, variant["depth"], variant["tests"], seed,
                                        context=variant["context"], extra=extra, paths=frame[key])
         for k in ks:
-            if k not in frame:
-                frame[k] = kmeans(rec.state, k, seed=seed)[0]
-            reduced, rows = machines_and_rows(rec, k, seed, tags[key], centroids=frame[k])[2:]
+            if k not in clusters:
+                clusters[k] = nearest_clusters(rec.state, frame[k]) if k in frame else kmeans(rec.state, k, seed=seed)
+                frame.setdefault(k, clusters[k][0])
+            reduced, rows = machines_and_rows(rec, k, seed, tags[key], clusters[k])[2:]
             yield dict(variant, k=k), reduced, replay(reduced, rec), rows
 
 
