@@ -309,7 +309,7 @@ def test_verify_loop_command_reports_each_round(tmp_path, capsys):
     assert all(r["cpu_seconds"] >= 0 for r in report["rounds"])
 
 
-def test_verify_loop_command_passes_its_departure_span_frame_and_census_cap_to_the_loop(tmp_path, monkeypatch):
+def test_verify_loop_command_passes_its_departure_span_frame_and_census_options_to_the_loop(tmp_path, monkeypatch):
     from test_automata import reverse_controller
     from tinyalgo.automata import loop
     from tinyalgo.cli import verify as verify_cli
@@ -317,16 +317,18 @@ def test_verify_loop_command_passes_its_departure_span_frame_and_census_cap_to_t
     model, given = tmp_path / "model.npz", []
 
     def spy(*args, **kwargs):
-        given.append((kwargs["span"], kwargs["keep_frame"], kwargs["census_recorded"]))
+        given.append((kwargs["span"], kwargs["keep_frame"], kwargs["census_recorded"], kwargs["census_around"]))
         return loop.refine(*args, **kwargs)
 
     monkeypatch.setattr(verify_cli, "refine", spy)
     save_checkpoint(model, reverse_controller(), dict(config=dict(task="reverse", base=10)))
-    for more in ([], ["--departure-span", "5"], ["--keep-frame"], ["--no-keep-frame", "--census-recorded", "7"]):
+    for more in ([], ["--departure-span", "5"], ["--keep-frame", "--census-around"],
+                 ["--no-keep-frame", "--census-recorded", "7"]):
         assert main(["verify-loop", str(model), "--out", str(tmp_path / "loop"), "--complexities", "2",
                      "--instances", "1", "--no-corners", "--rounds", "1", *more]) == 0
     keep, cap = loop.KEEP_FRAME, loop.CENSUS_RECORDED
-    assert given == [(0, keep, cap), (5, keep, cap), (0, True, cap), (0, False, 7)] and loop.DEPARTURE_SPAN == 0
+    assert given == [(0, keep, cap, False), (5, keep, cap, False), (0, True, cap, True), (0, False, 7, False)]
+    assert loop.DEPARTURE_SPAN == 0
 
 
 @pytest.fixture(scope="module")
@@ -796,6 +798,38 @@ def test_the_census_finds_every_instance_of_a_length_the_machine_fails_and_the_n
     assert clean["machine_fails"] == 0 and clean["instances"] is None and clean["tested"] == 1000
 
 
+def test_the_census_runs_the_counterexamples_neighbours_where_its_length_is_too_long_to_run_whole(monkeypatch):
+    from tinyalgo.automata import census as census_module
+    from tinyalgo.automata.witness import length_of
+    for _, bad in mutants(addition_machine(10), np.random.default_rng(0), 100):    # one whose neighbours fail too
+        report = verify(bad)
+        if report["verdict"] != "counterexample":
+            continue
+        inst = rebuild(report["instance"])
+        near = list(census_module.neighbours("addition", 10, inst))
+        near_fails = sum(int((~np.asarray(run_on(bad, b)[0], dtype=bool)).sum()) for b in near)
+        if near_fails:
+            break
+    n = length_of("addition", inst)
+    assert len(near) == n and all(len(b) == 99 for b in near)            # each column: the 99 other columns
+    cells = np.concatenate([b.cells for b in near])
+    assert ((cells != inst.cells).any(axis=1).sum(axis=1) == 1).all()    # one column differs
+    assert len(np.unique(cells.reshape(len(cells), -1), axis=0)) == len(cells)
+    monkeypatch.setattr(census_module, "solves", lambda controller, task, base, batch: np.ones(len(batch), bool))
+    plain = census_module.census(bad, None, n, limit=5)
+    wide = census_module.census(bad, None, n, limit=5, around=inst)
+    assert near_fails >= 1 and plain["neighbours"] == 0 and wide["neighbours"] == n * 99
+    assert wide["tested"] == plain["tested"] + n * 99 and wide["machine_fails"] == plain["machine_fails"] + near_fails
+    whole = census_module.census(bad, None, n, limit=10 ** (2 * n), around=inst)
+    assert whole["exhaustive"] and whole["neighbours"] == 0 and whole["tested"] == 10 ** (2 * n)
+    assert list(census_module.neighbours("reverse", 10, rebuild(describe_reverse()))) == []
+
+
+def describe_reverse():
+    from tinyalgo.automata.witness import describe, numbered_instances
+    return describe("reverse", numbered_instances("reverse", 10, 2, [7]))
+
+
 def last_arguments(monkeypatch, module, name) -> list:
     """Replace ``module.name`` by a spy that calls it and lists the last positional argument of each call."""
     seen, real = [], getattr(module, name)
@@ -817,7 +851,7 @@ def test_the_loop_records_the_census_failures_in_its_next_round(monkeypatch):
     out = loop.refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False, machine=damaged,
                       rounds=2, census_limit=1000)
     c = out["rounds"][0]["census"]
-    assert c == dict(length=1, tested=10, exhaustive=True, machine_fails=1, network_solves=1, recorded=1)
+    assert c == dict(length=1, tested=10, exhaustive=True, neighbours=0, machine_fails=1, network_solves=1, recorded=1)
     failing = [b for b in seen[0] if len(b) == 1 and not run_on(damaged, b)[0][0]]
     assert len(failing) == 2 + 1          # the counterexample twice (instances=2) and the census' one
     plain = loop.refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False, machine=damaged,

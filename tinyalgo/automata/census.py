@@ -13,6 +13,8 @@ one instance at a time.
 """
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 
 from tinyalgo.automata.witness import count_of_length, make, numbered_instances, random_instances, run_on, solves
@@ -44,19 +46,43 @@ def batches(task: str, base: int, n: int, limit: int, every: bool, rng):
             yield random_instances(task, base, n, k, rng)
 
 
-def census(machine, controller, n: int, limit: int = LIMIT, seed: int = 0, recorded: int = RECORDED) -> dict:
+def neighbours(task_name: str, base: int, inst):
+    """Every instance of the length of ``inst`` (one addition or 3-number
+    addition instance) that differs from it in exactly one column of digits,
+    one batch a column: n batches of base^rows - 1 boards.  Nothing for the
+    other tasks."""
+    if task_name not in ("addition", "addition3"):
+        return
+    task = make(task_name, base)
+    digits = np.asarray(inst.cells[0])[:, ::-1]            # (rows, n): the grid task.build takes
+    rows, n = digits.shape
+    columns = np.stack(np.unravel_index(np.arange(base ** rows), (base,) * rows), axis=1)     # (base^rows, rows)
+    for j in range(n):
+        other = columns[(columns != digits[:, j]).any(axis=1)]
+        grid = np.repeat(digits[None], len(other), axis=0)
+        grid[:, :, j] = other
+        yield task.build(grid, np.full(len(grid), n))
+
+
+def census(machine, controller, n: int, limit: int = LIMIT, seed: int = 0, recorded: int = RECORDED,
+           around=None) -> dict:
     """Run ``machine`` on the instances of length ``n`` (``batches``) and the
-    network on those it fails.  Returns dict(length, tested, exhaustive,
-    machine_fails, network_solves (of those), recorded (how many of them
-    are returned), instances (at most ``recorded`` of the failing instances
-    the network solves, a random subset; None if there are none))."""
+    network on those it fails; where there are too many to run them all,
+    also on the ``neighbours`` of ``around`` (a counterexample of length
+    ``n``) if given: the family a random sample of a large length misses.
+    Returns dict(length, tested, exhaustive, neighbours (of those tested),
+    machine_fails, network_solves (of those), recorded (how many of them are
+    returned), instances (at most ``recorded`` of the failing instances the
+    network solves, a random subset; None if there are none))."""
     task, base = machine.task, machine.base
     rng = np.random.default_rng(seed)
     every = exhaustive(task, base, n, limit)
-    tested = fails = 0
+    near = () if every or around is None else neighbours(task, base, around)
+    tested = fails = close = 0
     good = []
-    for batch in batches(task, base, n, limit, every, rng):
-        tested += len(batch)
+    for is_near, batch in chain(((True, b) for b in near), ((False, b) for b in batches(task, base, n, limit, every,
+                                                                                         rng))):
+        tested, close = tested + len(batch), close + is_near * len(batch)
         failing = batch.take(np.nonzero(~np.asarray(run_on(machine, batch)[0], dtype=bool))[0])
         fails += len(failing)
         if len(failing):
@@ -66,5 +92,5 @@ def census(machine, controller, n: int, limit: int = LIMIT, seed: int = 0, recor
     chosen = concatenate(good, make(task, base).vocab.NONE) if good else None
     if solved > recorded:
         chosen = chosen.take(np.sort(rng.choice(solved, recorded, replace=False)))
-    return dict(length=int(n), tested=int(tested), exhaustive=every, machine_fails=int(fails),
+    return dict(length=int(n), tested=int(tested), exhaustive=every, neighbours=int(close), machine_fails=int(fails),
                 network_solves=int(solved), recorded=min(solved, recorded), instances=chosen)

@@ -72,7 +72,8 @@ KEEP_FRAME = False        # later rounds keep the first extraction's k-means cen
 
 def refine(controller, task, base=10, complexities=None, instances=50, seed=0, corners=True, rounds=8,
            machine=None, verify_options=None, complete=False, train=None, repairs=0, census_limit=0,
-           census_recorded=CENSUS_RECORDED, span=DEPARTURE_SPAN, keep_frame=KEEP_FRAME, log=None) -> dict:
+           census_recorded=CENSUS_RECORDED, census_around=False, span=DEPARTURE_SPAN, keep_frame=KEEP_FRAME,
+           log=None) -> dict:
     """Run the loop (see the module doc) for at most ``rounds`` rounds, from
     ``machine`` if given, else from an extraction.  ``train(controller,
     counterexamples) -> dict`` trains the controller in place when it fails a
@@ -81,7 +82,9 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     ``census_limit`` > 0 each counterexample's length is searched for the
     instances the machine fails (``census.census``, at most ``census_limit``
     instances tested) and the next round records those the network solves
-    (at most ``census_recorded``, a random subset);
+    (at most ``census_recorded``, a random subset; with ``census_around``, a
+    length too long to run whole also runs the counterexample's
+    ``census.neighbours``);
     with ``span`` > 0 the later rounds' behaviour tests include the departure
     tests of the earlier rounds' counterexamples; with ``keep_frame`` the
     later rounds keep the first extraction's clusters and tests (see the
@@ -117,7 +120,8 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
             row["network_solves"] = bool(solves(controller, task, base, inst)[0])
             taught = [inst] if row["network_solves"] else []
             if census_limit:
-                c = census(machine, controller, length_of(task, inst), census_limit, seed, census_recorded)
+                c = census(machine, controller, length_of(task, inst), census_limit, seed, census_recorded,
+                           inst if census_around else None)
                 batch = c.pop("instances")
                 if batch is not None:
                     failing.append(batch)
@@ -160,9 +164,11 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
 
 
 def _census(c) -> str:
-    return (f"  census of length {c['length']}: the machine fails {c['machine_fails']:,} of {c['tested']:,}"
-            f" {'instances (all of them)' if c['exhaustive'] else 'random instances'}, the network solves"
-            f" {c['network_solves']:,} of those; {c['recorded']:,} recorded next round")
+    kind = ("instances (all of them)" if c["exhaustive"] else
+            f"instances ({c['neighbours']:,} next to the counterexample, the others random)" if c.get("neighbours") else
+            "random instances")
+    return (f"  census of length {c['length']}: the machine fails {c['machine_fails']:,} of {c['tested']:,} {kind},"
+            f" the network solves {c['network_solves']:,} of those; {c['recorded']:,} recorded next round")
 
 
 def _trained(info) -> str:

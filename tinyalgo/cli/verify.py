@@ -97,7 +97,8 @@ def cmd_verify_loop(args) -> int:
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     out = refine(controller, task, base, args.complexities, args.instances, args.seed, not args.no_corners,
                  args.rounds, complete=args.complete, train=train, repairs=args.repairs, census_limit=args.census,
-                 census_recorded=args.census_recorded, span=args.departure_span, keep_frame=args.keep_frame, log=print)
+                 census_recorded=args.census_recorded,
+                 census_around=args.census_around, span=args.departure_span, keep_frame=args.keep_frame, log=print)
     os.makedirs(args.out, exist_ok=True)
     out["machine"].save(os.path.join(args.out, "machine.json"))
     if out["trained"]:
@@ -154,6 +155,10 @@ def register(sub) -> None:
     loop.add_argument("--census-recorded", type=int_at_least(1), default=CENSUS_RECORDED, metavar="N",
                       help="record at most N of the census' failing instances that the network solves (a random"
                            f" subset) in the next round (default {CENSUS_RECORDED:,})")
+    loop.add_argument("--census-around", action="store_true",
+                      help="where the counterexample's length has more instances than --census runs, also run every"
+                           " instance that differs from it in one column of digits (addition, 3-number addition)"
+                           " (default: only the random ones)")
     loop.add_argument("--departure-span", type=int_at_least(0), default=DEPARTURE_SPAN, metavar="N",
                       help="after a counterexample, add to the later rounds' behaviour tests the network's recorded"
                            " paths of up to N steps into each step where the machine leaves it (the counterexample"
