@@ -26,7 +26,10 @@ machine is also run on every instance of the counterexample's length (a
 random sample where there are more than the limit) and the next round
 records the network on those the machine fails and the network solves
 (tinyalgo/automata/census.py): the family of instances the recording
-missed, taught at once rather than found one counterexample a round.
+missed, taught at once rather than found one counterexample a round.  Where
+the length has too many instances to run them all, ``census_around`` also
+runs the counterexample's neighbours (one column of digits changed), which
+a random sample of a large length misses.
 
 Where the machine leaves the network on such an instance, its state held
 the network's recurrent state together with others that answer the steps
