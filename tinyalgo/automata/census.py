@@ -9,7 +9,10 @@ a family of instances of that length that the recording missed (for
 them through a handful of transitions).  Recording the network on them (up
 to ``RECORDED``) in the loop's next round teaches the extraction the family
 at once, where recording the one counterexample would have it found again
-one instance at a time.
+one instance at a time.  Where a length has too many instances to run them
+all, a random sample can miss the family (3-number addition's 10^9 boards of
+three digits); the counterexample's ``neighbours`` (each column of digits
+changed in turn) are run too when asked.
 """
 from __future__ import annotations
 
@@ -80,8 +83,8 @@ def census(machine, controller, n: int, limit: int = LIMIT, seed: int = 0, recor
     near = () if every or around is None else neighbours(task, base, around)
     tested = fails = close = 0
     good = []
-    for is_near, batch in chain(((True, b) for b in near), ((False, b) for b in batches(task, base, n, limit, every,
-                                                                                         rng))):
+    runs = chain(((True, b) for b in near), ((False, b) for b in batches(task, base, n, limit, every, rng)))
+    for is_near, batch in runs:
         tested, close = tested + len(batch), close + is_near * len(batch)
         failing = batch.take(np.nonzero(~np.asarray(run_on(machine, batch)[0], dtype=bool))[0])
         fails += len(failing)
