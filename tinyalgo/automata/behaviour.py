@@ -159,7 +159,7 @@ def behaviour_tags(rec, controller, depth: int = 1, tests: int = 16, seed: int =
     none = Vocabulary(rec.base).NONE
     extra_rng = np.random.default_rng([seed, 1])
     keys, group = contexts(rec, context)
-    paths = context_tests(rec, depth, tests, seed, context, kept=paths)
+    paths = context_tests(rec, depth, tests, seed, context) if paths is None else paths
     tags = np.zeros(T, dtype=np.int64)
     offset = 0
     for g in range(len(keys)):

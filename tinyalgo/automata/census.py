@@ -80,12 +80,11 @@ def census(machine, controller, n: int, limit: int = LIMIT, seed: int = 0, recor
     task, base = machine.task, machine.base
     rng = np.random.default_rng(seed)
     every = exhaustive(task, base, n, limit)
-    near = () if every or around is None else neighbours(task, base, around)
-    tested = fails = close = 0
+    near = [] if every or around is None else list(neighbours(task, base, around))
+    tested = fails = 0
     good = []
-    runs = chain(((True, b) for b in near), ((False, b) for b in batches(task, base, n, limit, every, rng)))
-    for is_near, batch in runs:
-        tested, close = tested + len(batch), close + is_near * len(batch)
+    for batch in chain(near, batches(task, base, n, limit, every, rng)):
+        tested += len(batch)
         failing = batch.take(np.nonzero(~np.asarray(run_on(machine, batch)[0], dtype=bool))[0])
         fails += len(failing)
         if len(failing):
@@ -95,5 +94,5 @@ def census(machine, controller, n: int, limit: int = LIMIT, seed: int = 0, recor
     chosen = concatenate(good, make(task, base).vocab.NONE) if good else None
     if solved > recorded:
         chosen = chosen.take(np.sort(rng.choice(solved, recorded, replace=False)))
-    return dict(length=int(n), tested=int(tested), exhaustive=every, neighbours=int(close), machine_fails=int(fails),
-                network_solves=int(solved), recorded=min(solved, recorded), instances=chosen)
+    return dict(length=int(n), tested=int(tested), exhaustive=every, neighbours=sum(len(b) for b in near),
+                machine_fails=int(fails), network_solves=int(solved), recorded=min(solved, recorded), instances=chosen)

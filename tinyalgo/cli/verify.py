@@ -97,8 +97,8 @@ def cmd_verify_loop(args) -> int:
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     out = refine(controller, task, base, args.complexities, args.instances, args.seed, not args.no_corners,
                  args.rounds, complete=args.complete, train=train, repairs=args.repairs, census_limit=args.census,
-                 census_recorded=args.census_recorded,
-                 census_around=args.census_around, span=args.departure_span, keep_frame=args.keep_frame, log=print)
+                 census_recorded=args.census_recorded, census_around=args.census_around, span=args.departure_span,
+                 keep_frame=args.keep_frame, log=print)
     os.makedirs(args.out, exist_ok=True)
     out["machine"].save(os.path.join(args.out, "machine.json"))
     if out["trained"]:
