@@ -317,18 +317,20 @@ def test_verify_loop_command_passes_its_departure_span_frame_and_census_options_
     model, given = tmp_path / "model.npz", []
 
     def spy(*args, **kwargs):
-        given.append((kwargs["span"], kwargs["keep_frame"], kwargs["census_recorded"], kwargs["census_around"]))
+        given.append((kwargs["span"], kwargs["keep_frame"], kwargs["census_recorded"], kwargs["census_around"],
+                      kwargs["choose"]))
         return loop.refine(*args, **kwargs)
 
     monkeypatch.setattr(verify_cli, "refine", spy)
     save_checkpoint(model, reverse_controller(), dict(config=dict(task="reverse", base=10)))
     for more in ([], ["--departure-span", "5"], ["--keep-frame", "--census-around"],
-                 ["--no-keep-frame", "--census-recorded", "7"]):
+                 ["--no-keep-frame", "--census-recorded", "7", "--choose", "census"]):
         assert main(["verify-loop", str(model), "--out", str(tmp_path / "loop"), "--complexities", "2",
                      "--instances", "1", "--no-corners", "--rounds", "1", *more]) == 0
-    keep, cap = loop.KEEP_FRAME, loop.CENSUS_RECORDED
-    assert given == [(0, keep, cap, False), (5, keep, cap, False), (0, True, cap, True), (0, False, 7, False)]
-    assert loop.DEPARTURE_SPAN == 0
+    keep, cap, by = loop.KEEP_FRAME, loop.CENSUS_RECORDED, loop.CHOOSE
+    assert given == [(0, keep, cap, False, by), (5, keep, cap, False, by), (0, True, cap, True, by),
+                     (0, False, 7, False, "census")]
+    assert loop.DEPARTURE_SPAN == 0 and loop.CHOOSE == "replay"
 
 
 @pytest.fixture(scope="module")
@@ -467,6 +469,42 @@ def test_a_round_keeps_the_first_proved_machine_else_the_one_replaying_most(monk
     assert machine is worse and report["verdict"] == "counterexample" and tried == 2
 
 
+def without_writes(digits):
+    """Figure 4a's machine with its writes of ``digits`` removed."""
+    m = reverse_machine(10)
+    left = 1 - m.start
+    for d in digits:
+        m.action[left, d] = m.symbol[left, d] = m.next[left, d] = -1
+    return m
+
+
+def test_the_machines_failures_of_a_length_are_counted_on_the_same_instances_for_every_machine():
+    from test_automata import reverse_controller
+    from tinyalgo.automata.census import census, machine_failures
+    assert machine_failures(without_writes([3]), 2) == 100 - 9 * 9      # the 19 boards of two digits holding a 3
+    assert machine_failures(without_writes([3, 5, 7]), 2) == 100 - 7 * 7
+    assert machine_failures(reverse_machine(10), 3) == 0
+    sampled = census(without_writes([3]), reverse_controller(), 4, limit=500, seed=1)["machine_fails"]
+    assert machine_failures(without_writes([3]), 4, limit=500, seed=1) == sampled        # the census' own sample
+    assert machine_failures(without_writes([3]), 4, limit=500, seed=2) != sampled
+
+
+def test_a_round_can_keep_the_refuted_machine_failing_fewest_instances_rather_than_replaying_most(monkeypatch):
+    from tinyalgo.automata import rounds
+    one, three = without_writes([3]), without_writes([3, 5, 7])
+    monkeypatch.setattr(rounds, "candidates", lambda controller, rec, seed=0, extra=None, frame=None: iter(
+        [(dict(k=i + 1), m, replayed, None) for i, (m, replayed) in enumerate(rec)]))
+    offered = [(three, 0.99), (one, 0.5)]
+    assert rounds.select(None, offered)[0] is three                          # by replay
+    machine, report, how, tried = rounds.select(None, offered, choose="census", lengths=[2])
+    assert machine is one and report["verdict"] == "counterexample" and tried == 2
+    assert how["census_lengths"] == [1, 2] and how["census_failures"] == 1 + 19          # the 3 and the 19 boards
+    monkeypatch.setattr(rounds, "machine_failures", lambda m, n, limit, seed: 0)      # a tie: replay decides
+    assert rounds.select(None, offered, choose="census", lengths=[2])[0] is three
+    proved = rounds.select(None, [(three, 0.99), (reverse_machine(10), 0.5)], choose="census")
+    assert proved[1]["verdict"] == "proved" and "census_failures" not in proved[2]
+
+
 def test_a_round_keeps_a_refuted_machine_over_one_the_verifier_could_not_decide(monkeypatch):
     from tinyalgo.automata import rounds
     good = reverse_machine(4)
@@ -571,9 +609,9 @@ def test_the_loop_keeps_its_frame_until_it_trains_the_network(monkeypatch):
     frames = []
     real = loop.select
 
-    def spy(*args, frame=None):
+    def spy(*args, frame=None, **kwargs):
         frames.append(frame)
-        return real(*args, frame=frame)
+        return real(*args, frame=frame, **kwargs)
 
     monkeypatch.setattr(loop, "select", spy)
     untrained = dict(fixed=True, updates=1, chars=0, solved_counterexamples=0, counterexamples=1, test_solved=0.0)
@@ -857,6 +895,27 @@ def test_the_loop_records_the_census_failures_in_its_next_round(monkeypatch):
     plain = loop.refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False, machine=damaged,
                         rounds=2)
     assert "census" not in plain["rounds"][0]
+
+
+def test_the_loop_ranks_by_the_lengths_of_the_counterexamples_found_so_far(monkeypatch):
+    from test_automata import reverse_controller
+    from tinyalgo.automata import loop
+    given, real = [], loop.select
+
+    def spy(*args, **kwargs):
+        given.append((kwargs["choose"], kwargs["lengths"], kwargs["limit"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(loop, "select", spy)
+    out = loop.refine(reverse_controller(), "reverse", 10, complexities=[2], instances=2, corners=False,
+                      machine=without_writes([3, 5]), rounds=3, census_limit=1000, choose="census")
+    from tinyalgo.automata.witness import length_of, rebuild
+    found = [length_of("reverse", rebuild(c)) for c in out["counterexamples"]]
+    assert found and given[0] == ("census", found[:1], 1000)
+    assert all(lengths == found[:i + 1] for i, (_, lengths, _) in enumerate(given))
+    loop.refine(reverse_controller(), "reverse", 10, complexities=[2], instances=2, corners=False,
+                machine=without_writes([3]), rounds=2)
+    assert given[-1] == ("replay", found[:1], loop.CENSUS_LIMIT)
 
 
 # ------------------------------------------------------------ departure tests: the counterexamples' suffixes

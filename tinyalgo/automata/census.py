@@ -67,6 +67,20 @@ def neighbours(task_name: str, base: int, inst):
         yield task.build(grid, np.full(len(grid), n))
 
 
+def failing(machine, batch):
+    """The instances of ``batch`` that ``machine`` fails in the environment."""
+    return batch.take(np.nonzero(~np.asarray(run_on(machine, batch)[0], dtype=bool))[0])
+
+
+def machine_failures(machine, n: int, limit: int = LIMIT, seed: int = 0) -> int:
+    """How many instances of length ``n`` ``machine`` fails: every one, or
+    ``limit`` random ones drawn from ``seed`` (the same for every machine
+    asked with that seed) where there are more (``batches``)."""
+    task, base = machine.task, machine.base
+    every, rng = exhaustive(task, base, n, limit), np.random.default_rng(seed)
+    return sum(len(failing(machine, batch)) for batch in batches(task, base, n, limit, every, rng))
+
+
 def census(machine, controller, n: int, limit: int = LIMIT, seed: int = 0, recorded: int = RECORDED,
            around=None) -> dict:
     """Run ``machine`` on the instances of length ``n`` (``batches``) and the
@@ -85,10 +99,10 @@ def census(machine, controller, n: int, limit: int = LIMIT, seed: int = 0, recor
     good = []
     for batch in chain(near, batches(task, base, n, limit, every, rng)):
         tested += len(batch)
-        failing = batch.take(np.nonzero(~np.asarray(run_on(machine, batch)[0], dtype=bool))[0])
-        fails += len(failing)
-        if len(failing):
-            good.append(failing.take(np.nonzero(solves(controller, task, base, failing))[0]))
+        failed = failing(machine, batch)
+        fails += len(failed)
+        if len(failed):
+            good.append(failed.take(np.nonzero(solves(controller, task, base, failed))[0]))
     good = [g for g in good if len(g)]
     solved = sum(len(g) for g in good)
     chosen = concatenate(good, make(task, base).vocab.NONE) if good else None

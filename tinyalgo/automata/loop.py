@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import time
 
-from tinyalgo.automata.census import RECORDED as CENSUS_RECORDED, census
+from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT, RECORDED as CENSUS_RECORDED, census
 from tinyalgo.automata.departure import departure_tests, union
 from tinyalgo.automata.extract import default_complexities
 from tinyalgo.automata.record import record, state_size
@@ -71,12 +71,13 @@ from tinyalgo.tasks.instances import concatenate
 
 DEPARTURE_SPAN = 0        # departure tests start up to this many steps before the machine leaves the network; 0: none
 KEEP_FRAME = False        # later rounds keep the first extraction's k-means centres and behaviour tests
+CHOOSE = "replay"         # a round keeps the refuted candidate replaying the most recorded episodes (rounds.CHOICES)
 
 
 def refine(controller, task, base=10, complexities=None, instances=50, seed=0, corners=True, rounds=8,
            machine=None, verify_options=None, complete=False, train=None, repairs=0, census_limit=0,
            census_recorded=CENSUS_RECORDED, census_around=False, span=DEPARTURE_SPAN, keep_frame=KEEP_FRAME,
-           log=None) -> dict:
+           choose=CHOOSE, log=None) -> dict:
     """Run the loop (see the module doc) for at most ``rounds`` rounds, from
     ``machine`` if given, else from an extraction.  ``train(controller,
     counterexamples) -> dict`` trains the controller in place when it fails a
@@ -91,7 +92,8 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     with ``span`` > 0 the later rounds' behaviour tests include the departure
     tests of the earlier rounds' counterexamples; with ``keep_frame`` the
     later rounds keep the first extraction's clusters and tests (see the
-    module doc).  Returns
+    module doc); ``choose`` "census" ranks a round's refuted candidates by
+    the instances they fail of the counterexamples' lengths (``rounds.select``).  Returns
     dict(machine (the last), report (its verification), rounds [one dict a
     round, with its CPU seconds, training included], counterexamples (as the
     verifier describes them: ``witness.rebuild`` makes each an instance
@@ -109,7 +111,9 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
             rec = recording_with(controller, task, base, complexities, instances, seed, corners,
                                  found * instances + [w for w in whole if w is not None] + failing)
             machine, report, how, tried = select(controller, rec, seed, complete, verify_options, repairs, log,
-                                                 extra, frame=frame)
+                                                 extra, frame=frame, choose=choose,
+                                                 lengths=[length_of(task, i) for i in found],
+                                                 limit=census_limit or CENSUS_LIMIT)
             how = dict(how, candidates=tried)
         else:
             report, how = verify(machine, **(verify_options or {})), {}

@@ -35,6 +35,7 @@ import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.behaviour import behaviour_tags, context_tests
+from tinyalgo.automata.census import LIMIT, machine_failures
 from tinyalgo.automata.discretise import kmeans, nearest_clusters
 from tinyalgo.automata.extract import CORNER_DIGITS, machines_and_rows, replay
 from tinyalgo.automata.record import record
@@ -51,6 +52,7 @@ PREVIOUS = dict(context="previous", depth=1, tests=1)
 K_VALUES = (1, 2, 4, 8, 16, 32)
 FINE_K = (64, 128, 256, 512)
 EXTRACTIONS = ((FEEDBACK, K_VALUES), (PREVIOUS, K_VALUES), (FEEDBACK, FINE_K))
+CHOICES = ("replay", "census")      # what ranks the refuted candidates first (``select``)
 
 
 def recording_with(controller, task, base, complexities, instances, seed, corners, extra):
@@ -96,7 +98,7 @@ def candidates(controller, rec, seed: int = 0, extra=None, frame=None):
 
 
 def select(controller, rec, seed: int = 0, complete: bool = False, verify_options=None, repairs: int = 0,
-           log=None, extra=None, frame=None) -> tuple:
+           log=None, extra=None, frame=None, choose: str = "replay", lengths=(), limit: int = LIMIT) -> tuple:
     """Verify the ``candidates`` of ``rec`` in order; (machine, its
     verification, how it was extracted, candidates verified) of the first
     proved, else of the one replaying the most recorded episodes (then the
@@ -107,7 +109,11 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
     at most ``repairs`` changes each), best first, until one is proved; the
     round keeps the first proved, else the best unrepaired one (as without
     repairs), with the repairs tried listed in ``repaired_unproved``.
-    ``frame``: as for ``candidates``."""
+    ``frame``: as for ``candidates``.  With ``choose`` "census", the
+    refuted candidates are ranked by the instances they fail first
+    (``census.machine_failures`` of every length in ``lengths`` and of every
+    candidate's counterexample, ``limit`` instances a length at most, the
+    same for each candidate), then as above."""
     kept, tried = [], 0
     for how, machine, replayed, rows in candidates(controller, rec, seed, extra, frame):
         if complete:
@@ -119,6 +125,8 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
                      dict(how, replay=round(replayed, 4)), rows))
         if report["verdict"] == "proved":
             break
+    if choose == "census" and not kept[-1][0][0]:
+        kept = _by_census(kept, lengths, limit, seed)
     kept.sort(key=lambda c: c[0], reverse=True)
     best = kept[0][1:4]
     if not repairs or best[1]["verdict"] == "proved":
@@ -134,6 +142,19 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
         attempts.append(dict(k=how.get("k"), context=how.get("context"), repairs=len(done["changes"]),
                              stopped=done["stopped"]))
     return best[:2] + (dict(best[2], repaired_unproved=attempts),) + (tried,)
+
+
+def _by_census(kept, lengths, limit, seed):
+    """``kept`` (``select``'s entries) with each refuted candidate's key led
+    by minus the instances it fails of ``lengths`` and of every candidate's
+    counterexample length, and that count in its description."""
+    lengths = sorted(set(lengths) | {c[2]["length"] for c in kept if c[2]["verdict"] == "counterexample"})
+    out = []
+    for key, machine, report, how, rows in kept:
+        fails = sum(machine_failures(machine, n, limit, seed) for n in lengths) if key[1] else None
+        out.append(((key[0], key[1], -fails if key[1] else 0) + key[2:], machine, report,
+                    dict(how, census_failures=fails, census_lengths=lengths) if key[1] else how, rows))
+    return out
 
 
 def complete_with_network(machine, controller):

@@ -27,9 +27,10 @@ import os
 
 from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT, RECORDED as CENSUS_RECORDED
 from tinyalgo.automata.export import save_aalpy, save_dot
-from tinyalgo.automata.loop import DEPARTURE_SPAN, KEEP_FRAME, refine
+from tinyalgo.automata.loop import CHOOSE, DEPARTURE_SPAN, KEEP_FRAME, refine
 from tinyalgo.automata.machine import load_machine
 from tinyalgo.automata.retrain import retrain
+from tinyalgo.automata.rounds import CHOICES
 from tinyalgo.automata.verify import SPECS, verify
 from tinyalgo.cli.automaton import add_extraction_arguments
 from tinyalgo.cli.args import (UsageError, check_writable_file, check_writable_folder, checkpoint_run, int_at_least,
@@ -98,7 +99,7 @@ def cmd_verify_loop(args) -> int:
     out = refine(controller, task, base, args.complexities, args.instances, args.seed, not args.no_corners,
                  args.rounds, complete=args.complete, train=train, repairs=args.repairs, census_limit=args.census,
                  census_recorded=args.census_recorded, census_around=args.census_around, span=args.departure_span,
-                 keep_frame=args.keep_frame, log=print)
+                 keep_frame=args.keep_frame, choose=args.choose, log=print)
     os.makedirs(args.out, exist_ok=True)
     out["machine"].save(os.path.join(args.out, "machine.json"))
     if out["trained"]:
@@ -168,6 +169,11 @@ def register(sub) -> None:
                            " and each context's behaviour tests (new contexts draw their own), so that the recorded"
                            " counterexamples change the machine only where they are read; --no-keep-frame: each"
                            f" round clusters and draws tests afresh (default: {'on' if KEEP_FRAME else 'off'})")
+    loop.add_argument("--choose", choices=CHOICES, default=CHOOSE,
+                      help="where a round proves no machine, keep the refuted one that replays the most recorded"
+                           " episodes (replay), or the one failing the fewest instances of the lengths of the"
+                           " counterexamples found so far and of the round's (census: every instance of a length,"
+                           f" or --census random ones where there are more) (default {CHOOSE})")
     loop.add_argument("--complete", action="store_true",
                       help="answer each machine's pairs never recorded by the network before verifying it"
                            " (default: they move left without writing, as MachineAgent without a controller)")
