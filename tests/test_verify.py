@@ -501,6 +501,10 @@ def test_a_round_can_keep_the_refuted_machine_failing_fewest_instances_rather_th
     assert how["census_lengths"] == [1, 2] and how["census_failures"] == 1 + 19          # the 3 and the 19 boards
     monkeypatch.setattr(rounds, "machine_failures", lambda m, n, limit, seed: 0)      # a tie: replay decides
     assert rounds.select(None, offered, choose="census", lengths=[2])[0] is three
+    from tinyalgo.automata import loop
+    row = dict(round=1, states=2, verdict="counterexample", length=1, extract_seconds=1.0, verify_seconds=0.1,
+               network_solves=True, extraction=dict(how, context="feedback", depth=6, candidates=tried))
+    assert loop._line(row).endswith("2 machines verified; fails 20 instances of length 1, 2)")
     proved = rounds.select(None, [(three, 0.99), (reverse_machine(10), 0.5)], choose="census")
     assert proved[1]["verdict"] == "proved" and "census_failures" not in proved[2]
 

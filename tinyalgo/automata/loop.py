@@ -191,6 +191,9 @@ def _line(row) -> str:
     how = row.get("extraction") or {}
     chosen = (f"; tags {how['context']} x {how['depth']} steps, k {how['k']}, {how['candidates']} machines verified"
               if "context" in how else "")
+    if how.get("census_failures") is not None:
+        chosen += (f"; fails {how['census_failures']:,} instances of length"
+                   f" {', '.join(map(str, how['census_lengths']))}")
     if "repairs" in how:
         chosen += f"; {how['repairs']} transitions repaired"
     if how.get("repaired_unproved"):
