@@ -456,7 +456,7 @@ def test_a_round_keeps_the_first_proved_machine_else_the_one_replaying_most(monk
                   if verify(m)["verdict"] == "counterexample"][:2]
     offered = []
 
-    def fake(controller, rec, seed=0, extra=None, frame=None):
+    def fake(controller, rec, *args, **kwargs):
         for i, (m, replayed) in enumerate(rec):
             offered.append(i)
             yield dict(k=i + 1), m, replayed, None
@@ -492,11 +492,17 @@ def test_the_machines_failures_of_a_length_are_counted_on_the_same_instances_for
 def test_a_round_can_keep_the_refuted_machine_failing_fewest_instances_rather_than_replaying_most(monkeypatch):
     from tinyalgo.automata import rounds
     one, three = without_writes([3]), without_writes([3, 5, 7])
-    monkeypatch.setattr(rounds, "candidates", lambda controller, rec, seed=0, extra=None, frame=None: iter(
-        [(dict(k=i + 1), m, replayed, None) for i, (m, replayed) in enumerate(rec)]))
+    minimal = []
+
+    def fake(controller, rec, seed=0, extra=None, frame=None, minimal_too=False):
+        minimal.append(minimal_too)
+        return iter([(dict(k=i + 1), m, replayed, None) for i, (m, replayed) in enumerate(rec)])
+
+    monkeypatch.setattr(rounds, "candidates", fake)
     offered = [(three, 0.99), (one, 0.5)]
     assert rounds.select(None, offered)[0] is three                          # by replay
     machine, report, how, tried = rounds.select(None, offered, choose="census", lengths=[2])
+    assert minimal == [False, True]                           # a census ranks the minimal machines too
     assert machine is one and report["verdict"] == "counterexample" and tried == 2
     assert how["census_lengths"] == [1, 2] and how["census_failures"] == 1 + 19          # the 3 and the 19 boards
     monkeypatch.setattr(rounds, "machine_failures", lambda m, n, limit, seed: 0)      # a tie: replay decides
@@ -514,7 +520,7 @@ def test_a_round_keeps_a_refuted_machine_over_one_the_verifier_could_not_decide(
     good = reverse_machine(4)
     undecided, refuted, other = (copying.deepcopy(good) for _ in range(3))
     verdicts = {id(undecided): "not proved", id(refuted): "counterexample", id(other): "counterexample"}
-    monkeypatch.setattr(rounds, "candidates", lambda controller, rec, seed=0, extra=None, frame=None: iter(
+    monkeypatch.setattr(rounds, "candidates", lambda controller, rec, *args, **kwargs: iter(
         [(dict(k=i + 1), m, replayed, None) for i, (m, replayed) in enumerate(rec)]))
     monkeypatch.setattr(rounds, "verify", lambda m, **options: dict(verdict=verdicts[id(m)]))
     machine, report, how, tried = rounds.select(None, [(undecided, 1.0), (refuted, 0.9), (other, 0.8)])
@@ -526,7 +532,8 @@ def test_a_round_keeps_a_refuted_machine_over_one_the_verifier_could_not_decide(
 
 
 def test_a_round_offers_its_extractions_in_order_computing_each_kind_of_tag_once(monkeypatch):
-    from tinyalgo.automata import rounds
+    from tinyalgo.automata import loop, rounds
+    from tinyalgo.automata.extract import replay
     from tinyalgo.controller import Controller, ControllerConfig
     from tinyalgo.environment import Environment
     config = ControllerConfig.for_environment(Environment("reverse", batch_size=1), "gru", 4)
@@ -544,6 +551,19 @@ def test_a_round_offers_its_extractions_in_order_computing_each_kind_of_tag_once
     wanted = [(v["context"], v["depth"], k) for v, ks in rounds.EXTRACTIONS for k in ks]
     assert offered == wanted and len(offered) == 16 and offered[-1] == ("feedback", 6, 512)
     assert computed == [("feedback", 6, 8), ("previous", 1, 1)]          # the fine k's reuse the first tags
+    more = list(rounds.candidates(controller, rec, minimal_too=True))
+    assert [(how["k"], how.get("machine")) for how, *_ in more[12:]] == [(k, m) for k in rounds.FINE_K
+                                                                         for m in (None, "minimal")]
+    plain = list(rounds.candidates(controller, rec))
+    others = [c for c in more if "machine" not in c[0]]
+    assert [(h, m.n_states, r) for h, m, r, _ in others] == [(h, m.n_states, r) for h, m, r, _ in plain]
+    assert all((a[1].action == b[1].action).all() for a, b in zip(others, plain))      # the others as without
+    for _, m, replayed, rows in more[13::2]:
+        assert (m.action >= 0).all() and (m.next >= 0).all() and m.info["completed_by_network"] >= 0
+        assert rows.max() < m.n_states and replayed == replay(m, rec)
+    row = dict(round=0, states=2, verdict="proved", extract_seconds=1.0, verify_seconds=0.1,
+               extraction=dict(more[-1][0], candidates=20))
+    assert "k 512, minimal machine completed by the network, 20 machines verified" in loop._line(row)
 
 
 def _gru_reverse(units=4, seed=0):

@@ -87,8 +87,9 @@ def machines(rec, k: int, seed: int = 0, tags=None) -> tuple:
 
 
 def machines_and_rows(rec, k: int, seed: int = 0, tags=None, clusters=None) -> tuple:
-    """``machines`` and the state of the reduced machine that each recorded
-    row is in: (raw, minimal, reduced, rows (T,)).  ``clusters``: the
+    """``machines`` and the state of the reduced and of the minimal machine
+    that each recorded row is in: (raw, minimal, reduced, rows (T,), minimal
+    rows (T,)).  ``clusters``: the
     (centroids (k', D), labels (T,)) to use instead of a k-means of ``rec``
     (``discretise.nearest_clusters`` of an earlier recording's centroids)."""
     centroids, labels = kmeans(rec.state, k, seed=seed) if clusters is None else clusters
@@ -99,7 +100,8 @@ def machines_and_rows(rec, k: int, seed: int = 0, tags=None, clusters=None) -> t
     raw.info.update(merged_states=int(merged.n_states), refused_merges=int(refused))
     minimal, minimal_block = minimise(merged)
     reduced, reduced_block = reduce_dont_care(minimal)
-    return raw, minimal, reduced, reduced_block[minimal_block[merged_block[raw_states(rec, labels)[1]]]]
+    in_minimal = minimal_block[merged_block[raw_states(rec, labels)[1]]]
+    return raw, minimal, reduced, reduced_block[in_minimal], in_minimal
 
 
 def choose_clusters(rec, seed: int = 0, k_max: int = 256, log=None, tags=None):

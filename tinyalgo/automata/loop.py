@@ -189,8 +189,9 @@ def _line(row) -> str:
         what = (f"counterexample of length {row['length']}, which the network "
                 f"{'solves' if row.get('network_solves') else 'fails too'}")
     how = row.get("extraction") or {}
-    chosen = (f"; tags {how['context']} x {how['depth']} steps, k {how['k']}, {how['candidates']} machines verified"
-              if "context" in how else "")
+    chosen = (f"; tags {how['context']} x {how['depth']} steps, k {how['k']}"
+              f"{', minimal machine completed by the network' if how.get('machine') == 'minimal' else ''},"
+              f" {how['candidates']} machines verified" if "context" in how else "")
     if how.get("census_failures") is not None:
         chosen += (f"; fails {how['census_failures']:,} instances of length"
                    f" {', '.join(map(str, how['census_lengths']))}")

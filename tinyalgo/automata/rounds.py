@@ -66,7 +66,7 @@ def recording_with(controller, task, base, complexities, instances, seed, corner
     return record(controller, task, complexities, instances, base, seed, canned)
 
 
-def candidates(controller, rec, seed: int = 0, extra=None, frame=None):
+def candidates(controller, rec, seed: int = 0, extra=None, frame=None, minimal_too: bool = False):
     """The machines a round verifies, in order: yields (how it was extracted,
     reduced machine, the fraction of recorded episodes it replays, the
     machine state of each recorded row).  ``extra``: the departure tests of
@@ -74,11 +74,14 @@ def candidates(controller, rec, seed: int = 0, extra=None, frame=None):
     variant's behaviour tests.  ``frame``: a dict of the k-means centres of
     each k and the behaviour tests of each variant's contexts
     (``behaviour.context_tests``) to use, which this fills with those it
-    draws (``loop.refine``'s ``keep_frame``).  A feed-forward controller has
-    one."""
+    draws (``loop.refine``'s ``keep_frame``).  With ``minimal_too``, each
+    fine k's machine is followed by its minimal machine (before the
+    don't-care reduction) completed by the network
+    (``complete_with_network``), described with machine "minimal".  A
+    feed-forward controller has one."""
     frame = {} if frame is None else frame
     if rec.state.shape[1] == 0:
-        reduced, rows = machines_and_rows(rec, 1, seed)[2:]
+        reduced, rows = machines_and_rows(rec, 1, seed)[2:4]
         yield dict(k=1), reduced, replay(reduced, rec), rows
         return
     tags, clusters = {}, {}
@@ -93,8 +96,11 @@ def candidates(controller, rec, seed: int = 0, extra=None, frame=None):
             if k not in clusters:
                 clusters[k] = nearest_clusters(rec.state, frame[k]) if k in frame else kmeans(rec.state, k, seed=seed)
                 frame.setdefault(k, clusters[k][0])
-            reduced, rows = machines_and_rows(rec, k, seed, tags[key], clusters[k])[2:]
+            _, minimal, reduced, rows, minimal_rows = machines_and_rows(rec, k, seed, tags[key], clusters[k])
             yield dict(variant, k=k), reduced, replay(reduced, rec), rows
+            if minimal_too and ks is FINE_K:
+                done = complete_with_network(minimal, controller)
+                yield dict(variant, k=k, machine="minimal"), done, replay(done, rec), minimal_rows
 
 
 def select(controller, rec, seed: int = 0, complete: bool = False, verify_options=None, repairs: int = 0,
@@ -110,12 +116,15 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
     round keeps the first proved, else the best unrepaired one (as without
     repairs), with the repairs tried listed in ``repaired_unproved``.
     ``frame``: as for ``candidates``.  With ``choose`` "census", the
-    refuted candidates are ranked by the instances they fail first
+    candidates include the fine k's minimal machines completed by the
+    network (``candidates``' ``minimal_too``: a census ranks a machine the
+    network completed as it ranks any other), and the refuted candidates
+    are ranked by the instances they fail first
     (``census.machine_failures`` of every length in ``lengths`` and of every
     candidate's counterexample, ``limit`` instances a length at most, the
     same for each candidate), then as above."""
     kept, tried = [], 0
-    for how, machine, replayed, rows in candidates(controller, rec, seed, extra, frame):
+    for how, machine, replayed, rows in candidates(controller, rec, seed, extra, frame, choose == "census"):
         if complete:
             machine = complete_with_network(machine, controller)
         report = verify(machine, **(verify_options or {}))

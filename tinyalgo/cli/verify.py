@@ -173,7 +173,8 @@ def register(sub) -> None:
                       help="where a round proves no machine, keep the refuted one that replays the most recorded"
                            " episodes (replay), or the one failing the fewest instances of the lengths of the"
                            " counterexamples found so far and of the round's (census: every instance of a length,"
-                           f" or --census random ones where there are more) (default {CHOOSE})")
+                           " or --census random ones where there are more; the fine k's minimal machines,"
+                           f" completed by the network, are candidates too) (default {CHOOSE})")
     loop.add_argument("--complete", action="store_true",
                       help="answer each machine's pairs never recorded by the network before verifying it"
                            " (default: they move left without writing, as MachineAgent without a controller)")
