@@ -507,10 +507,16 @@ def test_a_round_can_keep_the_refuted_machine_failing_fewest_instances_rather_th
     assert how["census_lengths"] == [1, 2] and how["census_failures"] == 1 + 19          # the 3 and the 19 boards
     monkeypatch.setattr(rounds, "machine_failures", lambda m, n, limit, seed: 0)      # a tie: replay decides
     assert rounds.select(None, offered, choose="census", lengths=[2])[0] is three
+    from tinyalgo.automata.witness import numbered_instances
+    known = numbered_instances("reverse", 10, 3, [555, 123])                # three fails both, one the second
+    machine, _, by_known, _ = rounds.select(None, offered, choose="census", lengths=[2], known=known)
+    assert machine is one and by_known["census_failures"] == 1 and by_known["census_known"] == 2
     from tinyalgo.automata import loop
     row = dict(round=1, states=2, verdict="counterexample", length=1, extract_seconds=1.0, verify_seconds=0.1,
                network_solves=True, extraction=dict(how, context="feedback", depth=6, candidates=tried))
     assert loop._line(row).endswith("2 machines verified; fails 20 instances of length 1, 2)")
+    row["extraction"] = dict(row["extraction"], census_known=2)
+    assert loop._line(row).endswith("fails 20 instances of length 1, 2 and of the 2 failing ones found before)")
     proved = rounds.select(None, [(three, 0.99), (reverse_machine(10), 0.5)], choose="census")
     assert proved[1]["verdict"] == "proved" and "census_failures" not in proved[2]
 
@@ -924,10 +930,11 @@ def test_the_loop_records_the_census_failures_in_its_next_round(monkeypatch):
 def test_the_loop_ranks_by_the_lengths_of_the_counterexamples_found_so_far(monkeypatch):
     from test_automata import reverse_controller
     from tinyalgo.automata import loop
-    given, real = [], loop.select
+    given, knowns, real = [], [], loop.select
 
     def spy(*args, **kwargs):
         given.append((kwargs["choose"], kwargs["lengths"], kwargs["limit"]))
+        knowns.append(kwargs["known"])
         return real(*args, **kwargs)
 
     monkeypatch.setattr(loop, "select", spy)
@@ -940,6 +947,11 @@ def test_the_loop_ranks_by_the_lengths_of_the_counterexamples_found_so_far(monke
     loop.refine(reverse_controller(), "reverse", 10, complexities=[2], instances=2, corners=False,
                 machine=without_writes([3]), rounds=2)
     assert given[-1] == ("replay", found[:1], loop.CENSUS_LIMIT)
+    assert all(k is None for k in knowns)                   # every length run whole: nothing more to count
+    damaged = without_writes([3, 5])
+    loop.refine(reverse_controller(), "reverse", 10, complexities=[2], instances=2, corners=False, machine=damaged,
+                rounds=2, census_limit=5, choose="census")           # 10 boards of one digit: more than 5
+    assert knowns[-1] is not None and len(knowns[-1]) >= 2 and not any(run_on(damaged, knowns[-1])[0])
 
 
 # ------------------------------------------------------------ departure tests: the counterexamples' suffixes

@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import time
 
-from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT, RECORDED as CENSUS_RECORDED, census
+from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT, RECORDED as CENSUS_RECORDED, census, exhaustive
 from tinyalgo.automata.departure import departure_tests, union
 from tinyalgo.automata.extract import default_complexities
 from tinyalgo.automata.record import record, state_size
@@ -110,10 +110,11 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
             whole = [every_instance(task, base, n) for n in sorted({length_of(task, i) for i in found})]
             rec = recording_with(controller, task, base, complexities, instances, seed, corners,
                                  found * instances + [w for w in whole if w is not None] + failing)
+            limit = census_limit or CENSUS_LIMIT
             machine, report, how, tried = select(controller, rec, seed, complete, verify_options, repairs, log,
                                                  extra, frame=frame, choose=choose,
-                                                 lengths=[length_of(task, i) for i in found],
-                                                 limit=census_limit or CENSUS_LIMIT)
+                                                 lengths=[length_of(task, i) for i in found], limit=limit,
+                                                 known=_long(task, base, found + failing, limit))
             how = dict(how, candidates=tried)
         else:
             report, how = verify(machine, **(verify_options or {})), {}
@@ -170,6 +171,13 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
                 trained=trained)
 
 
+def _long(task, base, batches, limit):
+    """The instances of ``batches`` (each of one length) at lengths with more
+    than ``limit`` instances, as one batch, or None."""
+    long = [b for b in batches if not exhaustive(task, base, length_of(task, b), limit)]
+    return concatenate(long, make(task, base).vocab.NONE) if long else None
+
+
 def _census(c) -> str:
     kind = ("instances (all of them)" if c["exhaustive"] else
             f"instances ({c['neighbours']:,} next to the counterexample, the others random)" if c.get("neighbours") else
@@ -194,7 +202,9 @@ def _line(row) -> str:
               f" {how['candidates']} machines verified" if "context" in how else "")
     if how.get("census_failures") is not None:
         chosen += (f"; fails {how['census_failures']:,} instances of length"
-                   f" {', '.join(map(str, how['census_lengths']))}")
+                   f" {', '.join(map(str, how['census_lengths']))}"
+                   + (f" and of the {how['census_known']:,} failing ones found before" if how.get("census_known")
+                      else ""))
     if "repairs" in how:
         chosen += f"; {how['repairs']} transitions repaired"
     if how.get("repaired_unproved"):

@@ -35,7 +35,7 @@ import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.behaviour import behaviour_tags, context_tests
-from tinyalgo.automata.census import LIMIT, machine_failures
+from tinyalgo.automata.census import LIMIT, failing, machine_failures
 from tinyalgo.automata.discretise import kmeans, nearest_clusters
 from tinyalgo.automata.extract import CORNER_DIGITS, machines_and_rows, replay
 from tinyalgo.automata.record import record
@@ -104,7 +104,8 @@ def candidates(controller, rec, seed: int = 0, extra=None, frame=None, minimal_t
 
 
 def select(controller, rec, seed: int = 0, complete: bool = False, verify_options=None, repairs: int = 0,
-           log=None, extra=None, frame=None, choose: str = "replay", lengths=(), limit: int = LIMIT) -> tuple:
+           log=None, extra=None, frame=None, choose: str = "replay", lengths=(), limit: int = LIMIT,
+           known=None) -> tuple:
     """Verify the ``candidates`` of ``rec`` in order; (machine, its
     verification, how it was extracted, candidates verified) of the first
     proved, else of the one replaying the most recorded episodes (then the
@@ -122,7 +123,8 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
     are ranked by the instances they fail first
     (``census.machine_failures`` of every length in ``lengths`` and of every
     candidate's counterexample, ``limit`` instances a length at most, the
-    same for each candidate), then as above."""
+    same for each candidate, and those of ``known``, the failing instances
+    of earlier rounds at lengths too long to run whole), then as above."""
     kept, tried = [], 0
     for how, machine, replayed, rows in candidates(controller, rec, seed, extra, frame, choose == "census"):
         if complete:
@@ -135,7 +137,7 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
         if report["verdict"] == "proved":
             break
     if choose == "census" and not kept[-1][0][0]:
-        kept = _by_census(kept, lengths, limit, seed)
+        kept = _by_census(kept, lengths, limit, seed, known)
     kept.sort(key=lambda c: c[0], reverse=True)
     best = kept[0][1:4]
     if not repairs or best[1]["verdict"] == "proved":
@@ -153,16 +155,23 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
     return best[:2] + (dict(best[2], repaired_unproved=attempts),) + (tried,)
 
 
-def _by_census(kept, lengths, limit, seed):
+def _by_census(kept, lengths, limit, seed, known=None):
     """``kept`` (``select``'s entries) with each refuted candidate's key led
-    by minus the instances it fails of ``lengths`` and of every candidate's
-    counterexample length, and that count in its description."""
+    by minus the instances it fails of ``lengths``, of every candidate's
+    counterexample length and of ``known`` (Instances, or None), and that
+    count in its description."""
     lengths = sorted(set(lengths) | {c[2]["length"] for c in kept if c[2]["verdict"] == "counterexample"})
     out = []
     for key, machine, report, how, rows in kept:
-        fails = sum(machine_failures(machine, n, limit, seed) for n in lengths) if key[1] else None
-        out.append(((key[0], key[1], -fails if key[1] else 0) + key[2:], machine, report,
-                    dict(how, census_failures=fails, census_lengths=lengths) if key[1] else how, rows))
+        if key[1]:
+            fails = sum(machine_failures(machine, n, limit, seed) for n in lengths)
+            fails += len(failing(machine, known)) if known is not None else 0
+            key, how = (key[:2] + (-fails,) + key[2:],
+                        dict(how, census_failures=fails, census_lengths=lengths,
+                             census_known=0 if known is None else len(known)))
+        else:
+            key = key[:2] + (0,) + key[2:]
+        out.append((key, machine, report, how, rows))
     return out
 
 
