@@ -114,7 +114,8 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
             machine, report, how, tried = select(controller, rec, seed, complete, verify_options, repairs, log,
                                                  extra, frame=frame, choose=choose,
                                                  lengths=[length_of(task, i) for i in found], limit=limit,
-                                                 known=_long(task, base, found + failing, limit))
+                                                 known=_long(task, base, found + failing, limit)
+                                                 if choose == "census" else None)
             how = dict(how, candidates=tried)
         else:
             report, how = verify(machine, **(verify_options or {})), {}
