@@ -53,8 +53,13 @@ the recording draws its own); the recorded counterexamples then change the
 machine through the rows they add, where they are read.  Training the
 network changes its states: the round after it draws a new frame.
 
-A round's machines, the one it keeps and its repairs are
-tinyalgo/automata/rounds.py's.
+A round keeps, of the machines it extracts and the verifier refutes, the
+one that replays the most recorded episodes; with ``choose`` "census", the
+one that fails the fewest instances of the counterexamples' lengths (the
+same instances for each, and the failing ones earlier rounds found at
+lengths too long to run whole), among candidates that include each fine k's
+minimal machine completed by the network.  A round's machines, the one it
+keeps and its repairs are tinyalgo/automata/rounds.py's.
 """
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ from it, and the one the round keeps.
 
 Each round verifies several extractions of one recording, in order, and
 keeps the first that is proved, else, of those refuted by a counterexample
-(the next round needs one), the one that replays the most recorded episodes:
+(the next round needs one), the one that replays the most recorded episodes
+(or, choosing by census, that fails the fewest instances: ``select``):
 the behaviour tags of ``tinyalgo automaton`` (feedback fields, six steps) and
 the one-step tags of the narrower context (feedback fields and the previous
 symbol, tinyalgo/automata/behaviour.py), each with k = 1, 2, 4, ..., 32
