@@ -89,9 +89,9 @@ def machines(rec, k: int, seed: int = 0, tags=None) -> tuple:
 def machines_and_rows(rec, k: int, seed: int = 0, tags=None, clusters=None) -> tuple:
     """``machines`` and the state of the reduced and of the minimal machine
     that each recorded row is in: (raw, minimal, reduced, rows (T,), minimal
-    rows (T,)).  ``clusters``: the
-    (centroids (k', D), labels (T,)) to use instead of a k-means of ``rec``
-    (``discretise.nearest_clusters`` of an earlier recording's centroids)."""
+    rows (T,)).  ``clusters``: the (centroids (k', D), labels (T,)) to use
+    instead of a k-means of ``rec`` (``discretise.nearest_clusters`` of an
+    earlier recording's centroids)."""
     centroids, labels = kmeans(rec.state, k, seed=seed) if clusters is None else clusters
     if tags is not None:
         centroids, labels = refine_clusters(rec.state, labels, tags)

@@ -137,7 +137,7 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
                      dict(how, replay=round(replayed, 4)), rows))
         if report["verdict"] == "proved":
             break
-    if choose == "census" and not kept[-1][0][0]:
+    if choose == "census" and report["verdict"] != "proved":
         kept = _by_census(kept, lengths, limit, seed, known)
     kept.sort(key=lambda c: c[0], reverse=True)
     best = kept[0][1:4]
