@@ -1037,3 +1037,9 @@ def test_the_extra_behaviour_tests_refine_the_tags():
     assert len(np.unique(pairs[:, 0])) == len(pairs)                 # each finer tag lies in one plain tag
     assert len(np.unique(finer)) > len(np.unique(plain))             # and the paths tell some states apart
     assert (behaviour_tags(rec, net, depth=1, tests=1, extra=tuple(e[:0] for e in extra)) == plain).all()
+    # with paths of several steps in every context too (the six-step tags of the loop's first variant)
+    plain = behaviour_tags(rec, net, depth=3, tests=2, context="previous")
+    finer = behaviour_tags(rec, net, depth=3, tests=2, context="previous", extra=extra)
+    pairs = np.unique(np.stack([finer, plain], axis=1), axis=0)
+    assert len(np.unique(pairs[:, 0])) == len(pairs) and len(np.unique(finer)) > len(np.unique(plain))
+    assert len(keys) > 1                            # contexts after the first read their own paths, not the extra ones

@@ -176,13 +176,13 @@ def behaviour_tags(rec, controller, depth: int = 1, tests: int = 16, seed: int =
         if extra is not None:
             width = 5 if context == "previous" else 4
             mine = np.nonzero((extra[0][:, :width] == keys[g][:width]).all(axis=1))[0]
-            paths = np.unique(np.concatenate([extra[1][mine], extra[2][mine]], axis=1), axis=0)
-            if len(paths) > extra_count:
-                paths = paths[np.sort(extra_rng.choice(len(paths), extra_count, replace=False))]
-            if len(paths):
+            own = np.unique(np.concatenate([extra[1][mine], extra[2][mine]], axis=1), axis=0)
+            if len(own) > extra_count:
+                own = own[np.sort(extra_rng.choice(len(own), extra_count, replace=False))]
+            if len(own):
                 span = extra[1].shape[1]
-                answers = np.concatenate([answers, run_tests(model, h, feedback, paths[:, :span], rec.n_moves, none,
-                                                             paths[:, span:], chunk)], axis=1)
+                answers = np.concatenate([answers, run_tests(model, h, feedback, own[:, :span], rec.n_moves, none,
+                                                             own[:, span:], chunk)], axis=1)
         ids = np.unique(answers, axis=0, return_inverse=True)[1].reshape(-1)
         tags[rows] = offset + ids[back]
         offset += int(ids.max()) + 1
