@@ -415,6 +415,70 @@ def test_verify_loop_command_trains_the_network_and_saves_it(trained_reverse, tm
     assert not solves(_damaged(trained_reverse), "reverse", 10, counterexample).any()
 
 
+def test_the_loop_first_trains_the_network_on_the_short_instances_it_fails(trained_reverse):
+    from tinyalgo.automata.loop import refine, short_failures
+    from tinyalgo.automata.retrain import retrain, solves
+    _, cfg, state = trained_reverse
+    controller = _damaged(trained_reverse)
+    got = short_failures(controller, "reverse", 10, 1)
+    cells = np.asarray(got["instances"].cells)
+    assert got["lengths"] == [1] and got["network_fails"] == [got["trained_on"]] and got["trained_on"] >= 1
+    assert (cells[:, 0] == 3).any() and not solves(controller, "reverse", 10, got["instances"]).any()
+    every = short_failures(controller, "reverse", 10, 1)["instances"]
+    assert np.array_equal(np.asarray(every.cells), cells)                   # the same seed, the same instances
+    calls, lines = [], []
+
+    def train(net, batches):
+        calls.append(sum(len(b) for b in batches))
+        return retrain(net, cfg, state, batches, max_updates=500, check_every=25, log=lines.append)
+
+    out = refine(controller, "reverse", 10, complexities=[2, 10], instances=20, corners=False, rounds=4, train=train,
+                 short=1, log=lines.append)
+    first = out["rounds"][0]
+    assert calls == [got["trained_on"]] and out["trained"]                  # trained before round 0, and only then
+    assert first["short_training"]["network_fails"] == [got["trained_on"]]
+    assert first["short_training"]["training"]["fixed"] and first["verdict"] == "proved"
+    assert solves(controller, "reverse", 10, got["instances"]).all()
+    assert any(line.startswith("short lengths: the network fails") for line in lines)
+    assert "short_training" not in refine(controller, "reverse", 10, complexities=[2, 10], instances=20,
+                                          corners=False, rounds=1)["rounds"][0]
+
+    def no_training(net, batches):
+        raise AssertionError("a network that solves every short instance is not trained")
+
+    fine = refine(controller, "reverse", 10, complexities=[2, 10], instances=20, corners=False, rounds=1,
+                  train=no_training, short=2)
+    assert fine["rounds"][0]["short_training"] == dict(lengths=[1, 2], network_fails=[0, 0], trained_on=0)
+    assert not fine["trained"]
+    with pytest.raises(ValueError, match="length 3 has more than 100"):
+        short_failures(controller, "reverse", 10, 3, limit=100)
+    with pytest.raises(ValueError, match="needs train"):
+        refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False, rounds=1, short=1)
+
+
+def test_verify_loop_command_trains_on_the_short_failures_and_refuses_what_it_cannot_run(trained_reverse, tmp_path,
+                                                                                        capsys):
+    from dataclasses import asdict
+
+    from tinyalgo.runs.checkpoint import save_checkpoint
+    _, cfg, state = trained_reverse
+    model = tmp_path / "model.npz"
+    save_checkpoint(model, _damaged(trained_reverse), dict(mode="qlearning", config=asdict(cfg), run=asdict(state)))
+    common = [str(model), "--complexities", "2", "10", "--instances", "20", "--no-corners", "--rounds", "4"]
+    assert main(["verify-loop", *common, "--out", str(tmp_path / "loop"), "--train-short", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "short lengths: the network fails" in text and "round 0:" in text and "proved after 1 round" in text
+    rounds = json.loads((tmp_path / "loop" / "loop.json").read_text())["rounds"]
+    assert rounds[0]["short_training"]["training"]["fixed"] and (tmp_path / "loop" / "checkpoint.npz").exists()
+    for more, says in ((["--train-short", "7"], "more than 1,000,000 instances of length 7"),
+                       (["--train-short", "3", "--census", "100"], "more than 100 instances of length 3"),
+                       (["--train-short", "1", "--train-updates", "0"], "it needs --train-updates above 0")):
+        assert main(["verify-loop", *common, "--out", str(tmp_path / "refused"), *more]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and says in err[0]
+        assert not (tmp_path / "refused").exists()
+
+
 def test_the_certified_table_joins_the_training_runs_with_the_loops(tmp_path, capsys):
     runs = tmp_path / "runs.csv"
     runs.write_text("task,column,seed,solved,minutes,solved_fraction_100,solved_fraction_1000\n"
@@ -424,7 +488,9 @@ def test_the_certified_table_joins_the_training_runs_with_the_loops(tmp_path, ca
                                      verify_seconds=0.5)]),
                          (101, [dict(round=0, states=40, verdict="counterexample", length=2, extract_seconds=6.0,
                                      verify_seconds=0.1, network_solves=False, cpu_seconds=90.0,
-                                     training=dict(fixed=True, updates=75, chars=1000),
+                                     training=dict(fixed=True, updates=50, chars=1000),
+                                     short_training=dict(lengths=[1], network_fails=[2], trained_on=2,
+                                                         training=dict(fixed=True, updates=25)),
                                      census=dict(length=2, tested=100, exhaustive=True, machine_fails=9,
                                                  network_solves=7, recorded=7)),
                                 dict(round=1, states=41, verdict="counterexample", length=3, extract_seconds=7.0,

@@ -65,7 +65,9 @@ from __future__ import annotations
 
 import time
 
-from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT, RECORDED as CENSUS_RECORDED, census, exhaustive
+import numpy as np
+
+from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT, RECORDED as CENSUS_RECORDED, batches, census, exhaustive
 from tinyalgo.automata.departure import departure_tests, union
 from tinyalgo.automata.extract import default_complexities
 from tinyalgo.automata.record import record, state_size
@@ -75,6 +77,8 @@ from tinyalgo.automata.witness import describe, every_instance, length_of, make,
 from tinyalgo.tasks.instances import concatenate
 
 DEPARTURE_SPAN = 0        # departure tests start up to this many steps before the machine leaves the network; 0: none
+SHORT = 0                 # first train the network on its failures at lengths 1..SHORT, run whole; 0: not
+SHORT_TRAINED = 200       # on at most this many of them (a random subset)
 KEEP_FRAME = False        # later rounds keep the first extraction's k-means centres and behaviour tests
 CHOOSE = "replay"         # a round keeps the refuted candidate replaying the most recorded episodes (rounds.CHOICES)
 
@@ -82,7 +86,7 @@ CHOOSE = "replay"         # a round keeps the refuted candidate replaying the mo
 def refine(controller, task, base=10, complexities=None, instances=50, seed=0, corners=True, rounds=8,
            machine=None, verify_options=None, complete=False, train=None, repairs=0, census_limit=0,
            census_recorded=CENSUS_RECORDED, census_around=False, span=DEPARTURE_SPAN, keep_frame=KEEP_FRAME,
-           choose=CHOOSE, log=None) -> dict:
+           choose=CHOOSE, short=SHORT, log=None) -> dict:
     """Run the loop (see the module doc) for at most ``rounds`` rounds, from
     ``machine`` if given, else from an extraction.  ``train(controller,
     counterexamples) -> dict`` trains the controller in place when it fails a
@@ -98,7 +102,9 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     tests of the earlier rounds' counterexamples; with ``keep_frame`` the
     later rounds keep the first extraction's clusters and tests (see the
     module doc); ``choose`` "census" ranks a round's refuted candidates by
-    the instances they fail of the counterexamples' lengths (``rounds.select``).  Returns
+    the instances they fail of the counterexamples' lengths (``rounds.select``); with ``short`` > 0 the
+    network is first trained (``train``) on the instances of lengths 1 to ``short`` that it fails
+    (``short_failures``; round 0's ``short_training``).  Returns
     dict(machine (the last), report (its verification), rounds [one dict a
     round, with its CPU seconds, training included], counterexamples (as the
     verifier describes them: ``witness.rebuild`` makes each an instance
@@ -107,6 +113,17 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     found, rows, trained, failing, extra = [], [], False, [], None
     frame = {} if keep_frame else None
     cpu0 = time.process_time()
+    first = {}
+    if short:
+        if train is None:
+            raise ValueError("training on the short failures needs train")
+        got = short_failures(controller, task, base, short, census_limit or CENSUS_LIMIT, seed)
+        first["short_training"] = {k: v for k, v in got.items() if k != "instances"}
+        if got["instances"] is not None:
+            first["short_training"]["training"] = train(controller, [got["instances"]])
+            trained = True
+        if log:
+            log(_short(first["short_training"]))
     for r in range(rounds):
         if rows:
             rows[-1]["cpu_seconds"] = round(time.process_time() - cpu0, 1)
@@ -127,7 +144,7 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
         seconds = time.perf_counter() - t0
         row = dict(round=r, states=machine.n_states, verdict=report["verdict"], length=report.get("length"),
                    extract_seconds=round(seconds - report["seconds"], 3), verify_seconds=report["seconds"],
-                   extraction=how)
+                   extraction=how, **(first if r == 0 else {}))
         rows.append(row)
         if report["verdict"] == "counterexample":
             inst = rebuild(report["instance"])
@@ -177,11 +194,46 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
                 trained=trained)
 
 
-def _long(task, base, batches, limit):
-    """The instances of ``batches`` (each of one length) at lengths with more
+def short_too_long(task, base, up_to: int, limit: int = CENSUS_LIMIT):
+    """The shortest length from 1 to ``up_to`` with more than ``limit`` instances (or none counted), or None."""
+    return next((n for n in range(1, up_to + 1) if not exhaustive(task, base, n, limit)), None)
+
+
+def short_failures(controller, task, base, up_to: int, limit: int = CENSUS_LIMIT, seed: int = 0) -> dict:
+    """The network run on every instance of lengths 1 to ``up_to`` (each
+    must have at most ``limit``): dict(lengths, network_fails (of each
+    length), trained_on, instances (at most ``SHORT_TRAINED`` of those it
+    fails, a random subset drawn with ``seed``, in order; None if it fails
+    none))."""
+    n = short_too_long(task, base, up_to, limit)
+    if n is not None:
+        raise ValueError(f"training on the short failures runs every instance of lengths 1 to {up_to}; length {n}"
+                         f" has more than {limit:,}")
+    failed, fails = [], []
+    for n in range(1, up_to + 1):
+        got = [b.take(np.nonzero(~solves(controller, task, base, b))[0]) for b in batches(task, base, n, limit, True,
+                                                                                          None)]
+        fails.append(sum(len(b) for b in got))
+        failed += [b for b in got if len(b)]
+    out = dict(lengths=list(range(1, up_to + 1)), network_fails=fails, trained_on=0, instances=None)
+    if failed:
+        every = concatenate(failed, make(task, base).vocab.NONE)
+        chosen = np.random.default_rng(seed).choice(len(every), min(SHORT_TRAINED, len(every)), replace=False)
+        out.update(trained_on=len(chosen), instances=every.take(np.sort(chosen)))
+    return out
+
+
+def _long(task, base, parts, limit):
+    """The instances of ``parts`` (batches, each of one length) at lengths with more
     than ``limit`` instances, as one batch, or None."""
-    long = [b for b in batches if not exhaustive(task, base, length_of(task, b), limit)]
+    long = [b for b in parts if not exhaustive(task, base, length_of(task, b), limit)]
     return concatenate(long, make(task, base).vocab.NONE) if long else None
+
+
+def _short(info) -> str:
+    fails = ", ".join(f"{f:,} of length {n}" for n, f in zip(info["lengths"], info["network_fails"]))
+    line = f"short lengths: the network fails {fails}"
+    return line + ("; " + _trained(info["training"]).strip() if "training" in info else "")
 
 
 def _census(c) -> str:

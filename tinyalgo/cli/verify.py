@@ -27,7 +27,7 @@ import os
 
 from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT, RECORDED as CENSUS_RECORDED
 from tinyalgo.automata.export import save_aalpy, save_dot
-from tinyalgo.automata.loop import CHOOSE, DEPARTURE_SPAN, KEEP_FRAME, refine
+from tinyalgo.automata.loop import CHOOSE, DEPARTURE_SPAN, KEEP_FRAME, SHORT, SHORT_TRAINED, refine, short_too_long
 from tinyalgo.automata.machine import load_machine
 from tinyalgo.automata.retrain import retrain
 from tinyalgo.automata.rounds import CHOICES
@@ -95,11 +95,21 @@ def cmd_verify_loop(args) -> int:
             return retrain(net, cfg, state, counterexamples, args.train_updates, seed=args.seed, log=print)
     elif args.train_updates:
         print(f"{args.checkpoint} holds no run to go on with (no Q-learning run state): the network is not trained")
+    if args.train_short:
+        if train is None:
+            raise UsageError(f"--train-short {args.train_short} trains the network: it needs --train-updates above 0"
+                             " and a checkpoint with its Q-learning run state")
+        limit = args.census or CENSUS_LIMIT
+        n = short_too_long(task, base, args.train_short, limit)
+        if n is not None:
+            raise UsageError(f"--train-short {args.train_short}: {task} has more than {limit:,} instances of length"
+                             f" {n} (or they are not counted); it runs every instance of lengths 1 to N, so N must"
+                             f" be below {n}")
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     out = refine(controller, task, base, args.complexities, args.instances, args.seed, not args.no_corners,
                  args.rounds, complete=args.complete, train=train, repairs=args.repairs, census_limit=args.census,
                  census_recorded=args.census_recorded, census_around=args.census_around, span=args.departure_span,
-                 keep_frame=args.keep_frame, choose=args.choose, log=print)
+                 keep_frame=args.keep_frame, choose=args.choose, short=args.train_short, log=print)
     os.makedirs(args.out, exist_ok=True)
     out["machine"].save(os.path.join(args.out, "machine.json"))
     if out["trained"]:
@@ -175,6 +185,10 @@ def register(sub) -> None:
                            " counterexamples found so far and of the round's (census: every instance of a length,"
                            " or --census random ones where there are more; the fine k's minimal machines,"
                            f" completed by the network, are candidates too) (default {CHOOSE})")
+    loop.add_argument("--train-short", type=int_at_least(0), default=SHORT, metavar="N",
+                      help="before the first round, run the network on every instance of lengths 1 to N and train"
+                           f" it (as on a counterexample) on at most {SHORT_TRAINED} of those it fails, a random"
+                           f" subset; 0: not (default {SHORT})")
     loop.add_argument("--complete", action="store_true",
                       help="answer each machine's pairs never recorded by the network before verifying it"
                            " (default: they move left without writing, as MachineAgent without a controller)")

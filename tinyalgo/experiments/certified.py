@@ -30,13 +30,16 @@ def loop_row(folder: str) -> dict:
     """What a ``verify-loop`` folder established: the last machine's states and verdict, the rounds, the
     updates of training on counterexamples, the transitions repaired, the censuses' instances recorded (the
     machine failed them, the network solves them) and those the network fails too, and the time spent (the
-    loop's CPU minutes: empty for a loop.json without them)."""
+    loop's CPU minutes: empty for a loop.json without them).  The updates count the training on the
+    network's failures at short lengths (``verify-loop --train-short``) too."""
     with open(os.path.join(folder, "loop.json")) as f:
         loop = json.load(f)
     rounds, last = loop["rounds"], loop["rounds"][-1]
     return dict(states=last["states"], verdict=last["verdict"],
                 counterexample_length=last["length"] if last["verdict"] == "counterexample" else "",
-                rounds=len(rounds), trained_updates=sum(r.get("training", {}).get("updates", 0) for r in rounds),
+                rounds=len(rounds), trained_updates=sum(r.get("training", {}).get("updates", 0)
+                                                     + r.get("short_training", {}).get("training", {}).get("updates", 0)
+                                                     for r in rounds),
                 repaired_transitions=sum((r.get("extraction") or {}).get("repairs", 0) for r in rounds),
                 census_recorded=sum(r["census"]["recorded"] for r in rounds if "census" in r),
                 census_network_fails=sum(r["census"]["machine_fails"] - r["census"]["network_solves"]
