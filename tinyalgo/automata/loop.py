@@ -125,9 +125,10 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
         if log:
             log(_short(first["short_training"]))
     for r in range(rounds):
-        if rows:
+        if rows:                                # round 0's time includes the training on the short failures
             rows[-1]["cpu_seconds"] = round(time.process_time() - cpu0, 1)
-        t0, cpu0 = time.perf_counter(), time.process_time()
+            cpu0 = time.process_time()
+        t0 = time.perf_counter()
         if machine is None:
             whole = [every_instance(task, base, n) for n in sorted({length_of(task, i) for i in found})]
             rec = recording_with(controller, task, base, complexities, instances, seed, corners,
