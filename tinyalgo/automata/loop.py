@@ -113,17 +113,18 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     found, rows, trained, failing, extra = [], [], False, [], None
     frame = {} if keep_frame else None
     cpu0 = time.process_time()
-    first = {}
+    short_row = {}                              # round 0's short_training
     if short:
         if train is None:
             raise ValueError("training on the short failures needs train")
         got = short_failures(controller, task, base, short, census_limit or CENSUS_LIMIT, seed)
-        first["short_training"] = {k: v for k, v in got.items() if k != "instances"}
+        info = {k: v for k, v in got.items() if k != "instances"}
         if got["instances"] is not None:
-            first["short_training"]["training"] = train(controller, [got["instances"]])
+            info["training"] = train(controller, [got["instances"]])
             trained = True
+        short_row = dict(short_training=info)
         if log:
-            log(_short(first["short_training"]))
+            log(_short(info))
     for r in range(rounds):
         if rows:                                # round 0's time includes the training on the short failures
             rows[-1]["cpu_seconds"] = round(time.process_time() - cpu0, 1)
@@ -145,7 +146,7 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
         seconds = time.perf_counter() - t0
         row = dict(round=r, states=machine.n_states, verdict=report["verdict"], length=report.get("length"),
                    extract_seconds=round(seconds - report["seconds"], 3), verify_seconds=report["seconds"],
-                   extraction=how, **(first if r == 0 else {}))
+                   extraction=how, **(short_row if r == 0 else {}))
         rows.append(row)
         if report["verdict"] == "counterexample":
             inst = rebuild(report["instance"])
