@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import secrets
 import shutil
 import tempfile
 
@@ -33,14 +34,16 @@ from tinyalgo.assignments import registry
 from tinyalgo.assignments.manifest import build as build_manifest
 from tinyalgo.assignments.stubs import stub_body, stub_function
 
-GRADING = pathlib.Path(__file__).resolve().parent / "grading"
-SUPPORT = ("conftest.py", "grading.py")          # copied into tests/ with every assignment
+SELFCHECK = pathlib.Path(__file__).resolve().parent / "selfcheck"     # the student's tests (pytest)
+GRADING = pathlib.Path(__file__).resolve().parent / "grading"         # the grader's tests (grade.py)
+SUPPORT = ("conftest.py", "grading.py")          # copied into a copy's tests/ with every assignment
 
 SETUP_CFG = """\
 [metadata]
 name = tinyalgo
 version = {version}
 description = tinyalgo course assignment: {names}
+# tinyalgo handout {handout}
 
 [options]
 packages = find:
@@ -103,7 +106,7 @@ def tutorial_files(chosen, tutorials: pathlib.Path) -> list:
     return [p for n in numbers for p in sorted(tutorials.glob(f"{n}_*")) if p.suffix in (".py", ".ipynb")]
 
 
-def _write_copy(root: pathlib.Path, source: pathlib.Path, edits: dict, chosen, tutorials) -> None:
+def _write_copy(root: pathlib.Path, source: pathlib.Path, edits: dict, chosen, tutorials, handout: str) -> None:
     """A copy of the package at ``root``: ``source`` with ``edits`` ({path: text}), the set-up files, the
     grading tests (a student's self-check), the README and the tutorials."""
     shutil.copytree(source, root / "tinyalgo",
@@ -111,7 +114,8 @@ def _write_copy(root: pathlib.Path, source: pathlib.Path, edits: dict, chosen, t
     for path, text in edits.items():
         (root / path).write_text(text, encoding="utf-8")
     names_line = ", ".join(a.name for a in chosen)
-    (root / "setup.cfg").write_text(SETUP_CFG.format(version=tinyalgo.__version__, names=names_line),
+    (root / "setup.cfg").write_text(SETUP_CFG.format(version=tinyalgo.__version__, names=names_line,
+                                                                     handout=handout),
                                     encoding="utf-8")
     (root / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
     _write_tests(root / "tests", chosen)
@@ -122,12 +126,13 @@ def _write_copy(root: pathlib.Path, source: pathlib.Path, edits: dict, chosen, t
             shutil.copyfile(p, root / "tutorials" / p.name)
 
 
-def _write_tests(tests: pathlib.Path, chosen) -> None:
+def _write_tests(tests: pathlib.Path, chosen, grader: bool = False) -> None:
+    """The student's self-check tests (pytest) into ``tests``, or with ``grader`` the grader's tests."""
     tests.mkdir()
-    for name in SUPPORT:
-        shutil.copyfile(GRADING / name, tests / name)
+    for name in () if grader else SUPPORT:
+        shutil.copyfile(SELFCHECK / name, tests / name)
     for a in chosen:
-        shutil.copyfile(GRADING / a.test_file, tests / a.test_file)
+        shutil.copyfile((GRADING if grader else SELFCHECK) / a.test_file, tests / a.test_file)
     points = {a.name: dict(a.points) for a in chosen}
     (tests / "points.json").write_text(json.dumps(points, indent=1) + "\n", encoding="utf-8")
 
@@ -173,11 +178,12 @@ def make(names, out, solution: bool = False, package=None, instructor=None, auto
     staging = pathlib.Path(tempfile.mkdtemp(prefix=".tinyalgo-make-", dir=out.resolve().parent))
     try:
         handout = staging / "handout"
-        _write_copy(handout, source, edits, chosen, tutorials)
-        manifest = build_manifest(handout, chosen)
+        handout_id = secrets.token_hex(8)
+        _write_copy(handout, source, edits, chosen, tutorials, handout_id)
+        manifest = dict(build_manifest(handout, chosen), handout=handout_id)
         inst = staging / "instructor"
         inst.mkdir()
-        _write_tests(inst / "tests", chosen)
+        _write_tests(inst / "tests", chosen, grader=True)
         (inst / "tests" / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
         shutil.copytree(handout / "tinyalgo", inst / "tests" / "handout" / "tinyalgo")
         (inst / "INSTRUCTOR.md").write_text(instructor_readme(chosen, solution, out, instructor), encoding="utf-8")
@@ -188,7 +194,7 @@ def make(names, out, solution: bool = False, package=None, instructor=None, auto
         copy = handout
         if solution:
             copy = staging / "solution"
-            _write_copy(copy, source, kept, chosen, tutorials)
+            _write_copy(copy, source, kept, chosen, tutorials, handout_id)
         for target, folder in ((out, copy), (instructor, inst)):
             if target.exists():
                 target.rmdir()

@@ -32,7 +32,7 @@ from tinyalgo.runs.schema import Field
 FORMAT = 1
 # manifest.json: what ``build`` writes
 SCHEMA = {"format": Field("int", choices=(FORMAT,)), "assignments": Field("list", items=Field("str")),
-          "files": Field("dict", items=Field("str")),
+          "files": Field("dict", items=Field("str")), "handout": Field("str", required=False),
           "stubs": Field("dict", items=Field("list", items=Field("dict", schema={
               "assignment": Field("str"), "qualname": Field("str"), "line": Field("int", minimum=1)})))}
 IGNORED_DIRS = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints", ".git", ".hg", ".svn", "build", "dist",

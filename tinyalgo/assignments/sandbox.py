@@ -1,151 +1,330 @@
-"""Running the grading tests in an isolated process, with a time limit per test.
+"""The worker process that runs a submission, and the walls around it.
 
-``run_tests(tree, files, ...)`` starts ``runner.py`` in a fresh interpreter
-(``python -I -B``: no environment variables such as ``PYTHONPATH`` or
-``PYTEST_PLUGINS``, no user site, nothing from the working folder) with a
-minimal environment (plugin autoloading off, one BLAS thread, a scratch home)
-and reads its signed reports.  A test that does not report within its limit
-(plus a grace period) has its process killed: it is recorded as timed out and
-the tests not yet run start again in a new process, so an endless loop costs
-one test.  Returns every test's reports, the tests timed out, the collection
-errors, the refusals reported by the audit hook, and the processes' output.
+``Worker(tree, protected)`` starts ``worker.py`` on the grading folder
+``tree`` (the handed-out package with the student's bodies, ``worker.py``,
+``wire.py``, ``probes.py``) and ``call(probe, args)`` sends it one request
+and returns its answer, with the CPU time it took.  The grader holds every
+test, every expected value and the report; the worker holds none of them.
+
+Confinement (``confinement()`` says which one a grade ran under):
+
+``bubblewrap``  the worker runs in new user, PID, network, IPC, UTS and
+                cgroup namespaces as uid 65534 with no capabilities; it sees
+                the system's ``/usr``, ``/lib``, ``/bin`` and the Python
+                installation read-only with every site-packages folder
+                hidden, NumPy alone at ``/site``, the grading folder
+                read-only at ``/grading`` and a small scratch folder (tmpfs):
+                no network, no other file, no other process.
+``fallback``    where bubblewrap is not installed or cannot run: a separate
+                process in its own session, as uid 65534 if the grader is
+                root and the interpreter is readable by it; the audit hook
+                of ``worker.py`` refuses processes, sockets, foreign code,
+                writes outside scratch and reads of the protected paths.
+
+Both add resource limits (``setrlimit``): address space, CPU seconds, file
+size (what the worker prints is capped by it too) and open files; a call that
+runs past its time limit has the worker killed (the next call starts a new
+one).  Answers are read with the size limits of ``wire.py``.
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
+import functools
 import json
 import os
 import pathlib
-import queue
-import secrets
+import select
 import shutil
 import signal
+import site
 import subprocess
 import sys
-import threading
+import sysconfig
 import time
 
-RUNNER = pathlib.Path(__file__).resolve().parent / "runner.py"
-GRACE = 5.0                         # seconds past the per-test limit before the process is killed
-COLLECT_LIMIT = 120.0               # seconds for start-up and collection
-MEMORY = 8 * 2 ** 30                # the grading process's address-space cap (RLIMIT_AS), bytes
+import numpy as np
+
+from tinyalgo.assignments import wire
+
+HERE = pathlib.Path(__file__).resolve().parent
+WORKER_FILES = ("worker.py", "wire.py", "probes.py")
+NOBODY = 65534
+MEMORY = 4 * 2 ** 30               # the worker's address space, bytes
+OUTPUT = 2 ** 20                   # what the worker may print, bytes
+REPLY = 256 * 2 ** 20              # the largest answer read, bytes
+SCRATCH = 64 * 2 ** 20             # the scratch folder under bubblewrap, bytes
+START = 60.0                       # seconds for a worker to start and import NumPy
 
 
-def check_pytest(python: str = sys.executable) -> None:
-    """A ValueError unless ``python -I`` can import pytest (it runs the tests)."""
-    run = subprocess.run([python, "-I", "-c", "import pytest"], capture_output=True, text=True)
-    if run.returncode != 0:
-        raise ValueError(f"grading needs pytest, which {python} cannot import: pip install pytest"
-                         " (or pip install 'tinyalgo[test]')")
+class WorkerError(Exception):
+    """A call that produced no answer: the worker timed out, died, or broke the wire format."""
 
 
-def _environment(scratch: pathlib.Path) -> dict:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(scratch), "TMPDIR": str(scratch),
-           "LANG": "C.UTF-8", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "OPENBLAS_NUM_THREADS": "1",
-           "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(scratch)}
+class StudentError(Exception):
+    """The student's code raised: ``kind``, ``message``, ``where`` (tinyalgo/...:line)."""
+
+    def __init__(self, kind: str, message: str, where: list):
+        super().__init__(f"{kind}: {message}")
+        self.kind, self.message, self.where = kind, message, where
+
+
+def interpreter() -> str:
+    """The Python binary itself (a virtual environment's ``python`` is a link to it)."""
+    return os.path.realpath(sys.executable)
+
+
+def site_folders() -> list:
+    """Every site-packages folder this Python could add (hidden from the worker)."""
+    found = set(site.getsitepackages()) | {site.getusersitepackages(), sysconfig.get_paths()["purelib"],
+                                           sysconfig.get_paths()["platlib"]}
+    return sorted(p for p in found if p and os.path.isdir(p))
+
+
+def numpy_folders() -> list:
+    """NumPy's package folder and its bundled libraries' folder (``numpy.libs``), if any."""
+    package = pathlib.Path(np.__file__).resolve().parent
+    return [p for p in (package, package.parent / "numpy.libs") if p.is_dir()]
+
+
+def _bwrap_command(tree: pathlib.Path) -> list:
+    cmd = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all", "--unshare-user", "--disable-userns",
+           "--uid", str(NOBODY), "--gid", str(NOBODY), "--cap-drop", "ALL", "--clearenv"]
+    for top in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            cmd += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            cmd += ["--ro-bind", top, top]
+    prefix = os.path.realpath(sys.base_prefix)
+    if not prefix.startswith("/usr/"):
+        cmd += ["--ro-bind", prefix, prefix]
+    for folder in site_folders():
+        real = os.path.realpath(folder)
+        if real.startswith((prefix + "/", "/usr/")):
+            cmd += ["--tmpfs", real]
+    for folder in numpy_folders():
+        cmd += ["--ro-bind", str(folder), f"/site/{folder.name}"]
+    cmd += ["--ro-bind", str(tree), "/grading", "--size", str(SCRATCH), "--tmpfs", "/scratch",
+            "--proc", "/proc", "--dev", "/dev", "--chdir", "/scratch"]
+    for key, value in _environment("/scratch").items():
+        cmd += ["--setenv", key, value]
+    return cmd
+
+
+def _environment(scratch: str) -> dict:
+    env = {"PATH": "/usr/bin:/bin", "HOME": scratch, "TMPDIR": scratch, "LANG": "C.UTF-8",
+           "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
         if name in os.environ:
             env[name] = os.environ[name]
     return env
 
 
-def _reader(stream, key: bytes, out: queue.Queue):
-    for raw in stream:
+# Run before the worker's command (``exec``): resource limits, then (fallback as root) uid 65534.  A separate
+# interpreter rather than ``preexec_fn``, which is unsafe in a grader that runs threads (``grade_all``).
+LAUNCH = """
+import json, os, resource, signal, sys
+cfg = json.loads(sys.argv[1])
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+for name, value in cfg["limits"].items():
+    resource.setrlimit(getattr(resource, name), (value, value))
+if cfg["drop"]:
+    os.setgroups([])
+    os.setgid(cfg["drop"])
+    os.setuid(cfg["drop"])
+    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+
+
+def _launch(cmd: list, cpu_seconds: float, drop: bool) -> list:
+    """``cmd`` preceded by the launcher that limits its resources (and drops to uid 65534 if ``drop``)."""
+    limits = {"RLIMIT_AS": MEMORY, "RLIMIT_FSIZE": OUTPUT, "RLIMIT_CPU": max(1, int(cpu_seconds) + 1),
+              "RLIMIT_NOFILE": 64, "RLIMIT_CORE": 0}
+    binary = shutil.which(cmd[0]) or cmd[0]
+    return [interpreter(), "-I", "-S", "-c", LAUNCH, json.dumps({"limits": limits, "drop": NOBODY if drop else 0}),
+            binary] + cmd[1:]
+
+
+@functools.lru_cache(maxsize=None)
+def bubblewrap_works() -> bool:
+    """True when ``bwrap`` is installed and runs this Python with NumPy in the sandbox."""
+    if shutil.which("bwrap") is None:
+        return False
+    probe = pathlib.Path(os.path.realpath(os.environ.get("TMPDIR", "/tmp")))
+    cmd = _bwrap_command(probe) + [interpreter(), "-I", "-S", "-B", "-c",
+                                   "import sys; sys.path.insert(0, '/site'); import numpy"]
+    try:
+        return subprocess.run(cmd, capture_output=True, timeout=START).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@functools.lru_cache(maxsize=None)
+def _nobody_can_run() -> bool:
+    if os.geteuid() != 0:
+        return False
+    try:
+        check = f"import sys; sys.path.insert(0, {str(numpy_folders()[0].parent)!r}); import numpy"
+        return subprocess.run(_launch([interpreter(), "-I", "-S", "-c", check], 30, True), capture_output=True,
+                              cwd="/", timeout=START).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def confinement(wanted: str = "auto") -> str:
+    """The confinement a worker gets: "bubblewrap" where it runs, else "fallback" (``wanted`` forces one;
+    "bubblewrap" where it cannot run is a ValueError)."""
+    if wanted not in ("auto", "bubblewrap", "fallback"):
+        raise ValueError(f"confinement {wanted!r}; allowed: auto, bubblewrap, fallback")
+    if wanted == "fallback":
+        return "fallback"
+    if bubblewrap_works():
+        return "bubblewrap"
+    if wanted == "bubblewrap":
+        raise ValueError("bubblewrap cannot run here (install the Debian package bubblewrap, and allow"
+                         " unprivileged user namespaces); use --confinement fallback or auto")
+    return "fallback"
+
+
+def describe(kind: str) -> str:
+    """One line saying what a confinement holds the worker to."""
+    if kind == "bubblewrap":
+        return ("bubblewrap: uid 65534 in its own user, PID and network namespaces, no capabilities, the system"
+                " read-only, only NumPy and the graded package visible, a 64 MB scratch folder, resource limits")
+    who = "uid 65534" if _nobody_can_run() else f"uid {os.geteuid()} (no unprivileged user can run this Python)"
+    return (f"fallback: a separate process as {who}, resource limits, an audit hook refusing processes,"
+            " sockets, foreign code, writes outside scratch and reads of the protected paths (no namespaces)")
+
+
+def _children(pid: int) -> list:
+    found = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                found += [int(c) for c in f.read().split()]
+    except OSError:
+        pass
+    return found
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of process ``pid`` and its descendants, from /proc."""
+    total, todo, tick = 0.0, [pid], os.sysconf("SC_CLK_TCK")
+    while todo:
+        p = todo.pop()
         try:
-            outer = json.loads(raw)
-            line, mac = outer["record"], outer["mac"]
-        except (ValueError, KeyError, TypeError):
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
             continue
-        if hmac.compare_digest(mac, hmac.new(key, line.encode("utf-8"), hashlib.sha256).hexdigest()):
-            out.put(json.loads(line))
-    out.put(None)
+        todo += _children(p)
+    return total
 
 
-def _session(tree: pathlib.Path, scratch: pathlib.Path, args: list, protected: list, limit: float, python: str,
-             grace: float):
-    """One grading process: yields its verified records, then ("exit", output) or ("killed", output)."""
-    key = secrets.token_hex(32)
-    read_fd, write_fd = os.pipe()
-    config = {"key": key, "fd": write_fd, "tree": str(tree), "scratch": str(scratch), "protected": protected,
-              "limit": limit, "memory": MEMORY, "args": args}
-    runner = tree.parent / RUNNER.name                  # a copy: the grader's own package stays unread
-    shutil.copyfile(RUNNER, runner)
-    proc = subprocess.Popen([python, "-I", "-B", str(runner)], cwd=tree, env=_environment(scratch),
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            pass_fds=(write_fd,), start_new_session=True)
-    os.close(write_fd)
-    records: queue.Queue = queue.Queue()
-    output = []
-    threading.Thread(target=_reader, args=(os.fdopen(read_fd, "r", encoding="utf-8"), key.encode(), records),
-                     daemon=True).start()
-    printed = threading.Thread(target=lambda: output.append(proc.stdout.read().decode("utf-8", "replace")),
-                               daemon=True)
-    printed.start()
-    proc.stdin.write(json.dumps(config).encode())
-    proc.stdin.close()
-    deadline = time.monotonic() + COLLECT_LIMIT
-    while True:
+class Worker:
+    """A worker process on the grading folder ``tree``, started on the first call.
+
+    kind : "bubblewrap" or "fallback" (``confinement``).  protected : paths
+    the fallback's audit hook refuses to read.  cpu_seconds : the worker's
+    CPU cap (RLIMIT_CPU).  scratch : the fallback's scratch folder."""
+
+    def __init__(self, tree, kind: str, protected=(), cpu_seconds: float = 120.0, scratch=None):
+        self.tree = pathlib.Path(tree).resolve()
+        self.kind, self.protected, self.cpu_seconds = kind, [str(p) for p in protected], cpu_seconds
+        self.scratch = pathlib.Path(scratch) if scratch else self.tree.parent / "scratch"
+        self.proc, self.output = None, self.tree.parent / "worker-output.txt"
+        self.started = 0
+
+    def _start(self):
+        if self.kind == "bubblewrap":
+            config = {"tree": "/grading", "scratch": "/scratch", "path": ["/site"], "protected": [],
+                      "limit": REPLY}
+            cmd = _bwrap_command(self.tree) + [interpreter(), "-I", "-S", "-B", "/grading/worker.py",
+                                               json.dumps(config)]
+            env, drop, cwd = {}, False, "/"
+        else:
+            self.scratch.mkdir(exist_ok=True)
+            drop = _nobody_can_run()
+            if drop:
+                for path in (self.tree.parent, self.tree, self.scratch):
+                    os.chmod(path, 0o755)
+                os.chown(self.scratch, NOBODY, NOBODY)
+            config = {"tree": str(self.tree), "scratch": str(self.scratch),
+                      "path": [str(numpy_folders()[0].parent)], "protected": self.protected, "limit": REPLY}
+            cmd = [interpreter(), "-I", "-S", "-B", str(self.tree / "worker.py"), json.dumps(config)]
+            env, cwd = _environment(str(self.scratch)), str(self.scratch)
+        with open(self.output, "ab") as out:
+            self.proc = subprocess.Popen(_launch(cmd, self.cpu_seconds, drop), stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=out, env=env, cwd=cwd, start_new_session=True)
+        self.started += 1
+
+    def close(self):
+        """Stop the worker (its whole process group)."""
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.proc.wait()
+            for stream in (self.proc.stdin, self.proc.stdout):
+                stream.close()
+            self.proc = None
+
+    def cpu(self) -> float:
+        return tree_cpu(self.proc.pid) if self.proc is not None else 0.0
+
+    def call(self, probe: str, args: dict, timeout: float) -> tuple:
+        """(answer, CPU seconds) of ``probes.<probe>(**args)`` in the worker;
+        StudentError if the student's code raised, WorkerError (worker killed)
+        if no answer came within ``timeout`` seconds or it was malformed."""
+        if self.proc is None:
+            self._start()
+        request = wire.encode({"probe": probe, "args": args})
+        before = self.cpu()
+        deadline = time.monotonic() + timeout + (START if self.started and before == 0.0 else 0.0)
+        fd = self.proc.stdout.fileno()
+
+        def read(n):
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise TimeoutError
+            return os.read(fd, min(n, 2 ** 20))
         try:
-            record = records.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            printed.join(grace)
-            yield {"event": "killed", "output": "".join(output)}
-            return
-        if record is None:
-            proc.wait()
-            printed.join(grace)
-            yield {"event": "exit", "code": proc.returncode, "output": "".join(output)}
-            return
-        if record["event"] in ("start", "collected"):       # the next test's time starts
-            deadline = time.monotonic() + limit + grace
-        yield record
+            self.proc.stdin.write(request)
+            self.proc.stdin.flush()
+            header, body = wire.read_frame(read, REPLY)
+            reply = wire.decode(header, body)
+        except TimeoutError:
+            self.close()
+            raise WorkerError(f"no answer within {timeout:g} s (an endless loop?); the worker was stopped") from None
+        except (BrokenPipeError, EOFError, OSError):
+            code = self.proc.poll() if self.proc else None
+            self.close()
+            raise WorkerError(f"the worker ended during the call (exit status {code})") from None
+        except (wire.WireError, ValueError, KeyError) as err:
+            self.close()
+            raise WorkerError(f"the answer broke the wire format ({err})") from None
+        seconds = self.cpu() - before
+        if not isinstance(reply, dict) or not ({"ok"} == set(reply) or {"error"} == set(reply)):
+            self.close()
+            raise WorkerError("the answer is not {ok} or {error}")
+        if "error" in reply:
+            e = reply["error"]
+            if not (isinstance(e, dict) and isinstance(e.get("type"), str) and isinstance(e.get("message"), str)):
+                raise WorkerError("the error report is malformed")
+            where = [w for w in e.get("where", []) if isinstance(w, str)][:5]
+            raise StudentError(e["type"][:100], e["message"][:2000], where)
+        return reply["ok"], seconds
+
+    def printed(self, limit: int = 4000) -> str:
+        """The last ``limit`` characters the worker printed."""
+        try:
+            return self.output.read_bytes()[-limit:].decode("utf-8", "replace")
+        except OSError:
+            return ""
 
 
-def run_tests(tree, files, protected=(), limit: float = 30.0, python: str = sys.executable,
-              grace: float = GRACE) -> dict:
-    """Run the test ``files`` (relative to ``tree``) isolated; see the module docstring.
-    Returns {"reports": {nodeid: [(when, outcome, message)]}, "timeouts": [nodeid],
-    "collect_errors": [(nodeid, text)], "tampering": [(nodeid, what)], "output": str}."""
-    tree = pathlib.Path(tree).resolve()
-    scratch = tree / "scratch"
-    scratch.mkdir(exist_ok=True)
-    reports, timeouts, collect_errors, tampering, outputs = {}, [], [], [], []
-    args = [str(f) for f in files]
-    while True:                             # each round ends at least one test: reported, or timed out
-        current, collected = None, None
-        for record in _session(tree, scratch, args, [str(p) for p in protected], limit, python, grace):
-            event = record["event"]
-            if event == "collected":
-                collected = record["nodeids"]
-            elif event == "collect_error":
-                collect_errors.append((record["nodeid"], record["longrepr"]))
-            elif event == "start":
-                current = record["nodeid"]
-            elif event == "report":
-                reports.setdefault(record["nodeid"], []).append((record["when"], record["outcome"],
-                                                                 record["message"]))
-                if record["when"] == "teardown":
-                    current = None
-            elif event == "tamper":
-                tampering.append((record["nodeid"], record["what"]))
-            elif event in ("exit", "killed"):
-                outputs.append(record["output"])
-                if event == "exit" and current is not None:
-                    reports.setdefault(current, []).append(
-                        ("call", "failed", "the grading process ended during this test"
-                                           f" (exit status {record['code']})"))
-                if event == "killed" and current is not None:
-                    timeouts.append(current)
-                elif event == "killed" and collected is None:
-                    collect_errors.append(("", f"collecting the tests took more than {COLLECT_LIMIT:.0f} s"))
-        if collected is None or current is None:
-            break
-        pending = [n for n in collected if n not in reports and n not in timeouts]
-        if not pending:
-            break
-        args = pending
-    return {"reports": reports, "timeouts": timeouts, "collect_errors": collect_errors, "tampering": tampering,
-            "output": "\n".join(outputs)}
+def prepare(tree: pathlib.Path) -> None:
+    """Copy the worker's own files into the grading folder ``tree``."""
+    for name in WORKER_FILES:
+        shutil.copyfile(HERE / name, tree / name)

@@ -65,6 +65,20 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def seconds_within(low: float, high: float):
+    """A number of seconds from ``low`` to ``high`` (argparse type)."""
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be {low:g} to {high:g} seconds; got {text}")
+        return value
+    parse.__name__ = f"seconds in [{low:g}, {high:g}]"
+    return parse
+
+
 def task_name(text: str) -> str:
     """A task name or alias, as the task's name."""
     name = ALIASES.get(text, text)

@@ -16,11 +16,11 @@ import pathlib
 import sys
 
 import tinyalgo
-from tinyalgo.assignments.grade import format_grade, grade, grade_all, instructor_tests
+from tinyalgo.assignments.grade import LIMITS, format_grade, grade, grade_all, instructor_tests
 from tinyalgo.assignments.make import make
 from tinyalgo.assignments.registry import ASSIGNMENTS
 from tinyalgo.assignments.reports import FORMATS, as_format, class_csv
-from tinyalgo.cli.args import check_free_space, check_writable_file, int_at_least, positive_seconds
+from tinyalgo.cli.args import check_free_space, check_writable_file, int_at_least, seconds_within
 from tinyalgo.runs.fileio import atomic_write_bytes, atomic_write_json
 
 
@@ -68,7 +68,8 @@ def _check_output(path, option: str) -> None:
 
 def cmd_grade(args) -> int:
     _check_output(args.json, "--json")
-    result = grade(args.directory, tests=args.tests, limit=args.test_timeout)
+    result = grade(args.directory, tests=args.tests, test_timeout=args.test_timeout,
+                   submission_timeout=args.submission_timeout, confinement=args.confinement)
     print(format_grade(result))
     if args.json:
         atomic_write_json(args.json, as_format(result, args.format))
@@ -83,8 +84,9 @@ def cmd_grade_all(args) -> int:
         what = f"{result['earned']}/{result['total']}" if result else f"error: {error}"
         print(f"\rgraded {done}/{total}: {student} {what}".ljust(79)[:79], end="" if done < total else "\n",
               file=sys.stderr, flush=True)
-    rows = grade_all(args.submissions, args.tests, limit=args.test_timeout, workers=args.workers,
-                     progress=progress)
+    rows = grade_all(args.submissions, args.tests, test_timeout=args.test_timeout,
+                     submission_timeout=args.submission_timeout, workers=args.workers, progress=progress,
+                     confinement=args.confinement)
     table = class_csv(rows, chosen)
     if args.csv:
         atomic_write_bytes(args.csv, table.encode("utf-8"))
@@ -113,8 +115,18 @@ def register(sub) -> None:
     make.add_argument("--autograder", choices=["gradescope"],
                       help="also write the course platform's autograder into the instructor's folder")
     make.set_defaults(func=cmd_make)
-    timeout = dict(type=positive_seconds, default=30.0, metavar="SECONDS",
-                   help="time limit of each test; a test past it fails (default 30)")
+    low, high = LIMITS["test_timeout"]
+    timeout = dict(type=seconds_within(low, high), default=30.0, metavar="SECONDS",
+                   help=f"time limit of each call into a submission, {low:g} to {high:g}; a test whose call runs"
+                        " past it fails (default 30)")
+    low, high = LIMITS["submission_timeout"]
+    budget = dict(type=seconds_within(low, high), default=300.0, metavar="SECONDS",
+                  help=f"time for a whole submission, {low:g} to {high:g}; tests left when it is spent score 0"
+                       " (default 300)")
+    confine = dict(choices=("auto", "bubblewrap", "fallback"), default="auto",
+                   help="how the submission's code is confined: bubblewrap where it runs, else the fallback"
+                        " (a separate process with resource limits and an audit hook); the report says which"
+                        " (default auto)")
     tests_help = "the instructor's tests folder written by 'assignment make' (OUT-instructor/tests)"
     grade = commands.add_parser("grade", help="grade a student's copy with the instructor's tests")
     grade.add_argument("directory", help="a student's copy (the folder handed out, with their work)")
@@ -124,15 +136,19 @@ def register(sub) -> None:
                        help="the JSON's schema: tinyalgo's, Gradescope's or PrairieLearn's results.json"
                             " (default tinyalgo)")
     grade.add_argument("--test-timeout", **timeout)
+    grade.add_argument("--submission-timeout", **budget)
+    grade.add_argument("--confinement", **confine)
     grade.set_defaults(func=cmd_grade)
     every = commands.add_parser("grade-all", help="grade a folder of submissions (one folder per student) in"
                                                   " parallel and write the class's grades as CSV")
-    every.add_argument("submissions", help="a folder holding one folder per student, named by the student")
+    every.add_argument("submissions", help="a folder holding one folder or .zip per student, named by the student")
     every.add_argument("--tests", required=True, help=tests_help)
     every.add_argument("--csv", metavar="FILE", help="write the grades here (default: print them)")
     every.add_argument("--workers", type=int_at_least(1), default=None, metavar="N",
                        help="submissions graded at once (default: one per core)")
     every.add_argument("--test-timeout", **timeout)
+    every.add_argument("--submission-timeout", **budget)
+    every.add_argument("--confinement", **confine)
     every.set_defaults(func=cmd_grade_all)
 
 

@@ -1,52 +1,54 @@
-"""Assignment "controller_backward": Controller.step_backward (tinyalgo/controller.py; tutorial 03).
-
-One controller step (embedding, core layers, the "extra" layer and tanh, the
-Q head and the symbol head's log-softmax) checked against centred
-differences of Controller.step, on every parameter and the incoming state."""
-import numpy as np
-
-from grading import GRU_BLOCKS, LSTM_BLOCKS, assert_gradients, gradient_errors
-from tinyalgo.controller import Controller
-from tinyalgo.controller_config import ControllerConfig
-
-OBS_SIZES, A, V = (4, 3, 2, 3, 3), 4, 3
+"""Grading "controller_backward": Controller.step_backward (embedding, cores, the extra layer
+and tanh, the Q head and the symbol head's log-softmax) against the reference, on every
+parameter and the incoming state, with parameters and states drawn at grading time."""
+from tinyalgo.assignments.grading.checks import GRU_BLOCKS, LSTM_BLOCKS, compare, parts, random_params
+from tinyalgo.assignments.probes import _controller
 
 
-def check_step(core, layers, seed, B=3, H=4):
-    rng = np.random.default_rng(seed)
-    ctrl = Controller(ControllerConfig(OBS_SIZES, n_actions=A, n_symbols=V, core=core, units=H, layers=layers),
-                      rng=rng, reference=True)
-    obs = np.stack([rng.integers(0, s, size=B) for s in OBS_SIZES], axis=1)
-    state = [tuple(rng.normal(size=(B, H)) for _ in s) for s in ctrl.initial_state(B)]
-    dq, dlogp = rng.normal(size=(B, A)), rng.normal(size=(B, V))
-    dstate = [tuple(rng.normal(size=(B, H)) for _ in s) for s in state]
+def draw(g, core, layers, B=3, H=4):
+    """(config, params, obs, state, dq, dlogp, dstate) of one step: every parameter random, biases included."""
+    sizes = tuple(int(s) for s in g.rng.integers(2, 5, size=5))
+    A, V = int(g.rng.integers(2, 6)), int(g.rng.integers(2, 5))
+    config = dict(obs_sizes=list(sizes), n_actions=A, n_symbols=V, core=core, units=H, layers=layers)
+    shapes = {k: v.shape for k, v in _controller(config, None).params.items()}
+    params = random_params(shapes, g.rng)
+    obs = g.rng.integers(0, sizes, size=(B, len(sizes)))
+    ctrl = _controller(config, params)
+    state = [tuple(g.rng.normal(size=(B, H)) for _ in s) for s in ctrl.initial_state(B)]
+    dstate = [tuple(g.rng.normal(size=(B, H)) for _ in s) for s in state]
+    return config, params, obs, state, g.rng.normal(size=(B, A)), g.rng.normal(size=(B, V)), dstate
 
-    def loss():
-        q, logp, new_state, _ = ctrl.step(obs, state)
-        total = float(np.sum(q * dq) + np.sum(logp * dlogp))
-        return total + sum(float(np.sum(a * d)) for s, ds in zip(new_state, dstate) for a, d in zip(s, ds))
 
-    grads, dstate_in = ctrl.step_backward(dq, dlogp, dstate, ctrl.step(obs, state)[3])
+def check_step(g, core, layers):
+    config, params, obs, state, dq, dlogp, dstate = draw(g, core, layers, B=int(g.rng.integers(2, 5)),
+                                                         H=int(g.rng.integers(3, 6)))
+    ctrl = _controller(config, params)
+    expected, dstate_ref = ctrl.step_backward(dq, dlogp, dstate, ctrl.step(obs, state)[3])
+    got = g.call("controller_step_backward", config=config, params=params, obs=obs, state=state, dq=dq,
+                 dlogp=dlogp, dstate=dstate)
+    grads, dstate_in = parts("Controller.step_backward", got, 2)
     names = ("h", "c")
-    arrays = dict(ctrl.params)
-    analytic = dict(grads or {})
-    for l, (s, ds) in enumerate(zip(state, dstate_in or [()] * len(state))):
-        for i, a in enumerate(s):
-            arrays[f"state{l}.{names[i]}"] = a
-            analytic[f"state{l}.{names[i]}"] = ds[i] if len(ds) > i else None
+    got_all, ref_all = dict(grads) if isinstance(grads, dict) else {}, dict(expected)
+    if not isinstance(dstate_in, (list, tuple)) or len(dstate_in) != len(dstate_ref):
+        raise AssertionError(f"Controller.step_backward: dstate must hold one entry per layer ({len(dstate_ref)})")
+    for l, (mine, theirs) in enumerate(zip(dstate_in, dstate_ref)):
+        for i, a in enumerate(theirs):
+            ref_all[f"state{l}.{names[i]}"] = a
+            if isinstance(mine, (list, tuple)) and len(mine) > i:
+                got_all[f"state{l}.{names[i]}"] = mine[i]
     gate = GRU_BLOCKS if core == "gru" else LSTM_BLOCKS
     blocks = {f"core{l}.{k}": v for l in range(layers) for k, v in gate.items()}
-    assert_gradients(f"Controller.step_backward ({core}, {layers} layer(s))",
-                     gradient_errors(loss, arrays, analytic, blocks))
+    compare(f"Controller.step_backward ({core}, {layers} layer(s))", got_all, ref_all, blocks)
 
 
-def test_step_backward_gru():
-    check_step("gru", 1, 30)
+def test_step_backward_gru(g):
+    check_step(g, "gru", 1)
+    check_step(g, "gru", 2)
 
 
-def test_step_backward_lstm_two_layers():
-    check_step("lstm", 2, 31)
+def test_step_backward_lstm_two_layers(g):
+    check_step(g, "lstm", 2)
 
 
-def test_step_backward_ff():
-    check_step("ff", 1, 32)
+def test_step_backward_ff(g):
+    check_step(g, "ff", 1)

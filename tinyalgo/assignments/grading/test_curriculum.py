@@ -1,33 +1,47 @@
-"""Assignment "curriculum": Curriculum.record, the paper's curriculum rule
-(section 5: start at 6, add 4 once validation is 100% correct; tutorial 04)."""
+"""Grading "curriculum": Curriculum.record (paper section 5: start at 6, add 4 once validation
+is 100 % correct) against the reference, on options and score sequences drawn at grading time."""
 from tinyalgo.curriculum import Curriculum
 
 
-def test_curriculum_advances_after_a_perfect_validation():
-    c = Curriculum()
-    assert c.record(0.9) is False and c.level == 6, f"90% solved must not advance: level {c.level}, expected 6"
-    assert c.record(1.0) is True and c.level == 10, f"100% solved must add 4: level {c.level}, expected 10"
-    assert c.record(1.0) is True and c.level == 14, f"a second perfect validation adds 4 again: level {c.level}"
+def _check(g, options: dict, scores: list):
+    c = Curriculum(**options)
+    steps = []
+    for k, s in enumerate(scores):
+        advanced = c.record(s, step=k)
+        steps.append({"advanced": advanced, "level": c.level, "run": c.run})
+    got = g.call("curriculum", options=options, scores=scores)
+    what = f"Curriculum({', '.join(f'{k}={v}' for k, v in options.items())}) on scores {scores}"
+    if not isinstance(got, dict) or not isinstance(got.get("steps"), list) or len(got["steps"]) != len(steps):
+        raise AssertionError(f"{what}: the worker's answer is malformed")
+    for k, (mine, theirs) in enumerate(zip(got["steps"], steps)):
+        if mine != theirs:
+            raise AssertionError(f"{what}: after record({scores[k]}) (call {k + 1}) got returned"
+                                 f" {mine.get('advanced')!r}, level {mine.get('level')}, run {mine.get('run')};"
+                                 f" expected {theirs['advanced']!r}, level {theirs['level']}, run {theirs['run']}")
+    if got.get("history") != c.history:
+        raise AssertionError(f"{what}: history {got.get('history')}, expected {c.history} (the level before"
+                             " the advance, with the info given to record)")
 
 
-def test_curriculum_streak():
-    c = Curriculum(streak=2)
-    got = [c.record(s) for s in (1.0, 0.98, 1.0, 1.0)]
-    assert got == [False, False, False, True], (f"streak 2: a failure restarts the count; "
-                                                f"got advances {got}, expected [False, False, False, True]")
-    assert c.level == 10 and c.run == 0, f"after the advance: level {c.level}, run {c.run}; expected 10 and 0"
+def _scores(g, n, near=1.0):
+    return [float(v) for v in g.rng.choice([near, 1.0, 0.98, 0.5, 0.0, 0.9], size=n)]
 
 
-def test_curriculum_threshold():
-    c = Curriculum(threshold=0.9, increment=2, start=3)
-    assert c.record(0.85) is False and c.level == 3, f"0.85 < threshold 0.9: level {c.level}, expected 3"
-    assert c.record(0.95) is True and c.level == 5, f"0.95 >= threshold 0.9 adds 2: level {c.level}, expected 5"
+def test_curriculum_advances_after_a_perfect_validation(g):
+    _check(g, {}, [0.9, 1.0, 1.0])
+    _check(g, {}, _scores(g, int(g.rng.integers(4, 9))))
 
 
-def test_curriculum_history():
-    c = Curriculum()
-    c.record(0.5, step=3)
-    c.record(1.0, step=5)
-    expected = [{"level": 6, "solved": 0.5, "advanced": False, "step": 3},
-                {"level": 6, "solved": 1.0, "advanced": True, "step": 5}]
-    assert c.history == expected, f"history: got {c.history}, expected {expected} (the level before the advance)"
+def test_curriculum_streak(g):
+    _check(g, {"streak": 2}, [1.0, 0.98, 1.0, 1.0])
+    _check(g, {"streak": int(g.rng.integers(2, 4))}, _scores(g, int(g.rng.integers(6, 12))))
+
+
+def test_curriculum_threshold(g):
+    t = float(g.rng.choice([0.8, 0.9, 0.95]))
+    _check(g, {"threshold": t, "increment": int(g.rng.integers(1, 6)), "start": int(g.rng.integers(1, 8))},
+           _scores(g, int(g.rng.integers(4, 9)), near=t))
+
+
+def test_curriculum_history(g):
+    _check(g, {"start": int(g.rng.integers(1, 8))}, _scores(g, int(g.rng.integers(3, 7))))

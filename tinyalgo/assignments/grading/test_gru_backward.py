@@ -1,60 +1,55 @@
-"""Assignment "gru_backward": gru_step_backward (tinyalgo/cores.py; tutorial 02).
-
-Every gradient is checked against centred differences of gru_step_forward,
-in float64, with random biases and a random initial state; fused matrices
-are reported per gate block (wx[z], wx[r], wx[h~], ...)."""
-import numpy as np
-
-from grading import GRU_BLOCKS, assert_gradients, gradient_errors, random_params
-from tinyalgo.cores import core_param_shapes, gru_step_backward, gru_step_forward
-
-B, D, H = 3, 4, 5
+"""Grading "gru_backward": gru_step_backward against the reference, with random biases and
+states, on shapes and values drawn at grading time; fused matrices are reported per gate
+block (wx[z], wx[r], wx[h~], ...)."""
+from tinyalgo import cores as ref
+from tinyalgo.assignments.grading.checks import GRU_BLOCKS, compare, parts, random_params, sizes
 
 
-def setup(seed):
-    rng = np.random.default_rng(seed)
-    p = random_params(core_param_shapes("gru", D, H), rng)
-    return p, rng.normal(size=(B, D)), rng.normal(size=(B, H)), rng.normal(size=(B, H))
+def draw(g, B, D, H):
+    p = random_params(ref.core_param_shapes("gru", D, H), g.rng)
+    return p, g.rng.normal(size=(B, D)), g.rng.normal(size=(B, H)), g.rng.normal(size=(B, H))
 
 
-def test_gru_step_parameter_gradients():
-    p, x, h, dout = setup(10)
-    _, _, grads = gru_step_backward(dout, gru_step_forward(x, h, p)[1])
-    errors = gradient_errors(lambda: float(np.sum(gru_step_forward(x, h, p)[0] * dout)), p, grads, GRU_BLOCKS)
-    assert_gradients("gru_step_backward, parameters", errors)
+def step(g, p, x, h, dout, timed=False):
+    """The student's (dx, dh, grads) of one step, checked to be three results."""
+    cache = ref.gru_step_forward(x, h, p)[1]
+    args = dict(x=x, h=h, p=p, dout=dout)
+    got = g.timed("gru_step_backward", lambda: ref.gru_step_backward(dout, cache), **args) if timed else \
+        g.call("gru_step_backward", **args)
+    return parts("gru_step_backward", got, 3), ref.gru_step_backward(dout, cache)
 
 
-def test_gru_step_input_and_state_gradients():
-    p, x, h, dout = setup(11)
-    dx, dh, _ = gru_step_backward(dout, gru_step_forward(x, h, p)[1])
-    errors = gradient_errors(lambda: float(np.sum(gru_step_forward(x, h, p)[0] * dout)),
-                             {"x": x, "h": h}, {"x": dx, "h": dh})
-    assert_gradients("gru_step_backward, input x and state h", errors)
+def test_gru_step_parameter_gradients(g):
+    for _ in range(2):
+        p, x, h, dout = draw(g, *sizes(g.rng, 2, 6))
+        (_, _, grads), (_, _, expected) = step(g, p, x, h, dout)
+        compare(f"gru_step_backward, parameters (B, D, H = {x.shape[0]}, {x.shape[1]}, {h.shape[1]})", grads,
+                expected, GRU_BLOCKS)
+    p, x, h, dout = draw(g, 16, 32, 64)
+    (_, _, grads), (_, _, expected) = step(g, p, x, h, dout, timed=True)
+    compare("gru_step_backward, parameters (B, D, H = 16, 32, 64)", grads, expected, GRU_BLOCKS)
 
 
-def test_gru_three_steps():
-    """T = 3 steps, B = 2 lanes: the state gradient carried back from step to step."""
-    rng = np.random.default_rng(12)
-    T, B2 = 3, 2
-    p = random_params(core_param_shapes("gru", D, H), rng)
-    xs, h0, douts = rng.normal(size=(T, B2, D)), rng.normal(size=(B2, H)), rng.normal(size=(T, B2, H))
+def test_gru_step_input_and_state_gradients(g):
+    for _ in range(2):
+        p, x, h, dout = draw(g, *sizes(g.rng, 2, 6))
+        (dx, dh, _), (ex, eh, _) = step(g, p, x, h, dout)
+        compare("gru_step_backward, input x and state h", {"x": dx, "h": dh}, {"x": ex, "h": eh})
 
-    def loss():
-        h, total = h0, 0.0
-        for t in range(T):
-            h = gru_step_forward(xs[t], h, p)[0]
-            total += float(np.sum(h * douts[t]))
-        return total
 
-    caches, h = [], h0
+def test_gru_three_steps(g):
+    """T >= 3 steps, B >= 2 lanes: the state gradient the student returns is carried back by the grader."""
+    T = int(g.rng.integers(3, 6))
+    B, D, H = sizes(g.rng, 2, 5)
+    p = random_params(ref.core_param_shapes("gru", D, H), g.rng)
+    xs, h = g.rng.normal(size=(T, B, D)), g.rng.normal(size=(B, H))
+    hs = [h]
     for t in range(T):
-        h, cache = gru_step_forward(xs[t], h, p)
-        caches.append(cache)
-    grads = {k: np.zeros_like(v) for k, v in p.items()}
-    dxs, dh = np.zeros_like(xs), np.zeros_like(h0)
+        hs.append(ref.gru_step_forward(xs[t], hs[-1], p)[0])
+    douts = g.rng.normal(size=(T, B, H))
+    dh_student, dh_ref = 0.0 * h, 0.0 * h
     for t in range(T - 1, -1, -1):
-        dxs[t], dh, g = gru_step_backward(douts[t] + dh, caches[t])
-        for k in grads:
-            grads[k] += g[k]
-    errors = gradient_errors(loss, dict(p, xs=xs, h0=h0), dict(grads, xs=dxs, h0=dh), GRU_BLOCKS)
-    assert_gradients("gru_step_backward over 3 steps", errors)
+        (dx, dh_student, grads), _ = step(g, p, xs[t], hs[t], douts[t] + dh_student)
+        ex, dh_ref, expected = ref.gru_step_backward(douts[t] + dh_ref, ref.gru_step_forward(xs[t], hs[t], p)[1])
+        compare(f"gru_step_backward over {T} steps, step {t}", dict(grads, x=dx, h=dh_student),
+                dict(expected, x=ex, h=dh_ref), GRU_BLOCKS)

@@ -1,40 +1,34 @@
-"""Assignment "lambda_returns": qlearning.lambda_returns (tutorial 05).
-
-    G_T = bootstrap_T
-    G_t = r_t + discount_t ((1 - lambda_t) bootstrap_{t+1} + lambda_t G_{t+1})
-
-Here T = 3, one lane, rewards 1, 0, 2, bootstrap (row 0 unused) 2, 4, 8."""
+"""Grading "lambda_returns": qlearning.lambda_returns against the reference, with lambda 1, 0,
+in between and per step, on rollouts drawn at grading time."""
 import numpy as np
 
-from grading import assert_targets
-from tinyalgo.qlearning import lambda_returns
-
-R, BOOT = [[1.0], [0.0], [2.0]], [[0.0], [2.0], [4.0], [8.0]]
-HALF = [[0.5], [0.5], [0.5]]
+from tinyalgo.assignments.grading.qchecks import check
 
 
-def test_lambda_one():
-    got = lambda_returns(R, HALF, BOOT, 1.0)
-    assert_targets("lambda-return, lambda = 1", got, [[2.5], [3.0], [6.0]],
-                   [["1 + 0.5 G_1"], ["0 + 0.5 G_2"], ["2 + 0.5 * 8 (G_3 = bootstrap_3)"]])
+def _random(g, lambdas):
+    T, B = int(g.rng.integers(3, 9)), int(g.rng.integers(2, 5))
+    discounts = g.rng.uniform(0.3, 1.0, (T, B)) * (g.rng.random((T, B)) > 0.2)
+    lam = lambdas(T, B) if callable(lambdas) else lambdas
+    check(g, "lambda_returns", f"lambda-return (lambda {'per step' if callable(lambdas) else lambdas})",
+          rewards=g.rng.normal(size=(T, B)), discounts=discounts, bootstrap=g.rng.normal(size=(T + 1, B)),
+          lambdas=lam)
 
 
-def test_lambda_zero():
-    got = lambda_returns(R, HALF, BOOT, 0.0)
-    assert_targets("lambda-return, lambda = 0 (one-step)", got, [[2.0], [2.0], [6.0]],
-                   [["1 + 0.5 * 2"], ["0 + 0.5 * 4"], ["2 + 0.5 * 8"]])
+def test_lambda_one(g):
+    check(g, "lambda_returns", "lambda-return (lambda 1)", rewards=[[1.0], [2.0], [3.0]],
+          discounts=[[0.5]] * 3, bootstrap=[[0.0], [4.0], [8.0], [16.0]], lambdas=1.0)
+    _random(g, 1.0)
 
 
-def test_lambda_half():
-    got = lambda_returns(R, HALF, BOOT, 0.5)
-    assert_targets("lambda-return, lambda = 0.5", got, [[2.125], [2.5], [6.0]],
-                   [["1 + 0.5 (0.5 * 2 + 0.5 G_1)"], ["0 + 0.5 (0.5 * 4 + 0.5 G_2)"], ["2 + 0.5 (0.5 * 8 + 0.5 * 8)"]])
+def test_lambda_zero(g):
+    _random(g, 0.0)
 
 
-def test_lambda_per_step_and_end():
-    got = lambda_returns(R, HALF, BOOT, np.array([[1.0], [0.0], [1.0]]))
-    assert_targets("lambda-return, lambdas 1, 0, 1", got, [[2.0], [2.0], [6.0]],
-                   [["1 + 0.5 G_1"], ["0 + 0.5 * 4 (lambda_1 = 0)"], ["2 + 0.5 * 8"]])
-    got = lambda_returns(R, [[0.5], [0.0], [0.5]], BOOT, 1.0)
-    assert_targets("lambda-return, episode ends at t = 1 (discount 0)", got, [[1.0], [0.0], [6.0]],
-                   [["1 + 0.5 G_1"], ["0 (discount 0: nothing after the end)"], ["2 + 0.5 * 8"]])
+def test_lambda_half(g):
+    _random(g, 0.5)
+    _random(g, float(g.rng.uniform(0.1, 0.9)))
+
+
+def test_lambda_per_step_and_end(g):
+    _random(g, lambda T, B: g.rng.uniform(0, 1, (T, B)) * (g.rng.random((T, B)) > 0.3))
+    _random(g, lambda T, B: np.where(g.rng.random((T, B)) < 0.5, 0.0, 1.0))

@@ -1,44 +1,57 @@
-"""Assignment "layers": affine_backward and tanh_backward (tinyalgo/layers.py; tutorial 02)."""
+"""Grading "layers": affine_backward and tanh_backward against the reference, on the
+hand-worked case and on shapes and values drawn at grading time."""
 import numpy as np
 
-from grading import assert_gradients, gradient_errors
-from tinyalgo.layers import affine_backward, affine_forward, tanh_backward, tanh_forward
+from tinyalgo import layers as ref
+from tinyalgo.assignments.grading.checks import compare, parts, sizes
 
 
-def test_affine_backward_by_hand():
+def _affine(g, x, w, b, dout, timed=False):
+    _, cache = ref.affine_forward(x, w, b)
+    expected = dict(zip(("x", "w", "b"), ref.affine_backward(dout, cache)))
+    args = dict(x=x, w=w, b=b, dout=dout)
+    got = g.timed("affine_backward", lambda: ref.affine_backward(dout, cache), **args) if timed else \
+        g.call("affine_backward", **args)
+    B, D = x.shape
+    compare(f"affine_backward (B={B}, D={D}, H={w.shape[1]})", dict(zip(("x", "w", "b"),
+                                                                        parts("affine_backward", got, 3))), expected)
+
+
+def test_affine_backward_by_hand(g):
     x = np.array([[1.0, 2.0], [3.0, -1.0]])
     w = np.array([[1.0, 0.0, -1.0], [2.0, 1.0, 0.0]])
-    dout = np.array([[1.0, 1.0, 1.0], [0.0, 2.0, 0.0]])
-    _, cache = affine_forward(x, w, np.zeros(3))
-    dx, dw, db = affine_backward(dout, cache)
-    # dx = dout @ w.T; dw = x.T @ dout; db = the sum of dout over the lanes
-    assert np.allclose(dx, [[0.0, 3.0], [0.0, 2.0]]), f"dx: got {np.round(dx, 6).tolist()}, expected [[0, 3], [0, 2]]"
-    assert np.allclose(dw, [[1.0, 7.0, 1.0], [2.0, 0.0, 2.0]]), \
-        f"dw: got {np.round(dw, 6).tolist()}, expected [[1, 7, 1], [2, 0, 2]]"
-    assert np.allclose(db, [1.0, 3.0, 1.0]), f"db: got {np.round(db, 6).tolist()}, expected [1, 3, 1]"
+    _affine(g, x, w, np.zeros(3), np.array([[1.0, 1.0, 1.0], [0.0, 2.0, 0.0]]))
+    for _ in range(2):
+        B, D, H = sizes(g.rng, 1, 7)
+        _affine(g, g.rng.integers(-3, 4, (B, D)) * 1.0, g.rng.integers(-3, 4, (D, H)) * 1.0,
+                g.rng.integers(-3, 4, H) * 1.0, g.rng.integers(-3, 4, (B, H)) * 1.0)
 
 
-def test_affine_backward_gradient_check():
-    rng = np.random.default_rng(1)
-    for B, D, H in ((2, 3, 4), (5, 4, 3)):
-        x, w, b = rng.normal(size=(B, D)), rng.normal(size=(D, H)), rng.normal(size=H)
-        dout = rng.normal(size=(B, H))
-        dx, dw, db = affine_backward(dout, affine_forward(x, w, b)[1])
-        errors = gradient_errors(lambda: float(np.sum(affine_forward(x, w, b)[0] * dout)),
-                                 {"x": x, "w": w, "b": b}, {"x": dx, "w": dw, "b": db})
-        assert_gradients(f"affine_backward (B={B}, D={D}, H={H})", errors)
+def test_affine_backward_gradient_check(g):
+    for _ in range(3):
+        B, D, H = sizes(g.rng, 2, 9)
+        _affine(g, g.rng.normal(size=(B, D)), g.rng.normal(size=(D, H)), g.rng.normal(size=H),
+                g.rng.normal(size=(B, H)))
+    B, D, H = 64, 96, 96
+    _affine(g, g.rng.normal(size=(B, D)), g.rng.normal(size=(D, H)), g.rng.normal(size=H),
+            g.rng.normal(size=(B, H)), timed=True)
 
 
-def test_tanh_backward_by_hand():
-    _, cache = tanh_forward(np.array([0.0, np.arctanh(0.5), -np.arctanh(0.5)]))
-    dx = tanh_backward(np.array([2.0, 1.0, 4.0]), cache)
-    # tanh' = 1 - tanh^2: 1 at 0, 0.75 where tanh = +-0.5
-    assert np.allclose(dx, [2.0, 0.75, 3.0]), f"dx: got {np.round(dx, 6).tolist()}, expected [2, 0.75, 3]"
+def _tanh(g, x, dout, timed=False):
+    _, cache = ref.tanh_forward(x)
+    expected = ref.tanh_backward(dout, cache)
+    got = g.timed("tanh_backward", lambda: ref.tanh_backward(dout, cache), x=x, dout=dout) if timed else \
+        g.call("tanh_backward", x=x, dout=dout)
+    compare(f"tanh_backward (x of shape {x.shape})", {"x": got}, {"x": expected})
 
 
-def test_tanh_backward_gradient_check():
-    rng = np.random.default_rng(2)
-    x, dout = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
-    dx = tanh_backward(dout, tanh_forward(x)[1])
-    errors = gradient_errors(lambda: float(np.sum(tanh_forward(x)[0] * dout)), {"x": x}, {"x": dx})
-    assert_gradients("tanh_backward", errors)
+def test_tanh_backward_by_hand(g):
+    _tanh(g, np.array([0.0, np.arctanh(0.5), -np.arctanh(0.5)]), np.array([2.0, 1.0, 4.0]))
+    _tanh(g, g.rng.uniform(-2, 2, size=sizes(g.rng, 1, 5, 2)), g.rng.integers(-3, 4, size=1) * 1.0)
+
+
+def test_tanh_backward_gradient_check(g):
+    for _ in range(2):
+        shape = sizes(g.rng, 2, 8, 2)
+        _tanh(g, g.rng.normal(size=shape), g.rng.normal(size=shape))
+    _tanh(g, g.rng.normal(size=(128, 256)), g.rng.normal(size=(128, 256)), timed=True)

@@ -1,67 +1,56 @@
-"""Assignment "lstm_backward": lstm_step_backward (tinyalgo/cores.py; tutorial 02).
-
-Every gradient is checked against centred differences of lstm_step_forward,
-in float64, with random biases and random initial states h and c; fused
-matrices are reported per gate block (wx[i], wx[f], wx[o], wx[g], ...)."""
-import numpy as np
-
-from grading import LSTM_BLOCKS, assert_gradients, gradient_errors, random_params
-from tinyalgo.cores import core_param_shapes, lstm_step_backward, lstm_step_forward
-
-B, D, H = 3, 4, 5
+"""Grading "lstm_backward": lstm_step_backward against the reference, with random biases and
+states, on shapes and values drawn at grading time; fused matrices are reported per gate
+block (wx[i], wx[f], wx[o], wx[g], ...)."""
+from tinyalgo import cores as ref
+from tinyalgo.assignments.grading.checks import LSTM_BLOCKS, compare, parts, random_params, sizes
 
 
-def setup(seed):
-    rng = np.random.default_rng(seed)
-    p = random_params(core_param_shapes("lstm", D, H), rng)
-    x, h, c = rng.normal(size=(B, D)), rng.normal(size=(B, H)), rng.normal(size=(B, H))
-    return p, x, h, c, rng.normal(size=(B, H)), rng.normal(size=(B, H))
+def draw(g, B, D, H):
+    p = random_params(ref.core_param_shapes("lstm", D, H), g.rng)
+    n = g.rng.normal
+    return p, n(size=(B, D)), n(size=(B, H)), n(size=(B, H)), n(size=(B, H)), n(size=(B, H))
 
 
-def step_loss(x, h, c, p, dh_out, dc_out):
-    h2, c2, _ = lstm_step_forward(x, h, c, p)
-    return float(np.sum(h2 * dh_out) + np.sum(c2 * dc_out))
+def step(g, p, x, h, c, dh, dc, timed=False):
+    """The student's (dx, dh, dc, grads) of one step, and the reference's."""
+    cache = ref.lstm_step_forward(x, h, c, p)[2]
+    args = dict(x=x, h=h, c=c, p=p, dh=dh, dc=dc)
+    got = g.timed("lstm_step_backward", lambda: ref.lstm_step_backward(dh, dc, cache), **args) if timed else \
+        g.call("lstm_step_backward", **args)
+    return parts("lstm_step_backward", got, 4), ref.lstm_step_backward(dh, dc, cache)
 
 
-def test_lstm_step_parameter_gradients():
-    p, x, h, c, dh_out, dc_out = setup(20)
-    *_, grads = lstm_step_backward(dh_out, dc_out, lstm_step_forward(x, h, c, p)[2])
-    errors = gradient_errors(lambda: step_loss(x, h, c, p, dh_out, dc_out), p, grads, LSTM_BLOCKS)
-    assert_gradients("lstm_step_backward, parameters", errors)
+def test_lstm_step_parameter_gradients(g):
+    for _ in range(2):
+        args = draw(g, *sizes(g.rng, 2, 6))
+        (*_, grads), (*_, expected) = step(g, *args)
+        compare("lstm_step_backward, parameters", grads, expected, LSTM_BLOCKS)
+    (*_, grads), (*_, expected) = step(g, *draw(g, 16, 32, 64), timed=True)
+    compare("lstm_step_backward, parameters (B, D, H = 16, 32, 64)", grads, expected, LSTM_BLOCKS)
 
 
-def test_lstm_step_input_and_state_gradients():
-    p, x, h, c, dh_out, dc_out = setup(21)
-    dx, dh, dc, _ = lstm_step_backward(dh_out, dc_out, lstm_step_forward(x, h, c, p)[2])
-    errors = gradient_errors(lambda: step_loss(x, h, c, p, dh_out, dc_out),
-                             {"x": x, "h": h, "c": c}, {"x": dx, "h": dh, "c": dc})
-    assert_gradients("lstm_step_backward, input x and states h, c", errors)
+def test_lstm_step_input_and_state_gradients(g):
+    for _ in range(2):
+        (dx, dh, dc, _), (ex, eh, ec, _) = step(g, *draw(g, *sizes(g.rng, 2, 6)))
+        compare("lstm_step_backward, input x and states h, c", {"x": dx, "h": dh, "c": dc},
+                {"x": ex, "h": eh, "c": ec})
 
 
-def test_lstm_three_steps():
-    """T = 3 steps, B = 2 lanes: both state gradients carried back from step to step."""
-    rng = np.random.default_rng(22)
-    T, B2 = 3, 2
-    p = random_params(core_param_shapes("lstm", D, H), rng)
-    xs, h0, c0 = rng.normal(size=(T, B2, D)), rng.normal(size=(B2, H)), rng.normal(size=(B2, H))
-    douts = rng.normal(size=(T, B2, H))
-
-    def loss():
-        h, c, total = h0, c0, 0.0
-        for t in range(T):
-            h, c, _ = lstm_step_forward(xs[t], h, c, p)
-            total += float(np.sum(h * douts[t]))
-        return total
-
-    caches, h, c = [], h0, c0
+def test_lstm_three_steps(g):
+    """T >= 3 steps, B >= 2 lanes: the state gradients the student returns are carried back by the grader."""
+    T = int(g.rng.integers(3, 6))
+    B, D, H = sizes(g.rng, 2, 5)
+    p = random_params(ref.core_param_shapes("lstm", D, H), g.rng)
+    xs = g.rng.normal(size=(T, B, D))
+    states = [(g.rng.normal(size=(B, H)), g.rng.normal(size=(B, H)))]
     for t in range(T):
-        h, c, cache = lstm_step_forward(xs[t], h, c, p)
-        caches.append(cache)
-    grads = {k: np.zeros_like(v) for k, v in p.items()}
-    dxs, dh, dc = np.zeros_like(xs), np.zeros_like(h0), np.zeros_like(c0)
+        h, c, _ = ref.lstm_step_forward(xs[t], *states[-1], p)
+        states.append((h, c))
+    dhs, dcs = g.rng.normal(size=(T, B, H)), g.rng.normal(size=(T, B, H))
+    sh, sc, rh, rc = (0.0 * states[0][0] for _ in range(4))
     for t in range(T - 1, -1, -1):
-        dxs[t], dh, dc, g = lstm_step_backward(douts[t] + dh, dc, caches[t])
-        for k in grads:
-            grads[k] += g[k]
-    errors = gradient_errors(loss, dict(p, xs=xs, h0=h0, c0=c0), dict(grads, xs=dxs, h0=dh, c0=dc), LSTM_BLOCKS)
-    assert_gradients("lstm_step_backward over 3 steps", errors)
+        (dx, sh, sc, grads), _ = step(g, p, xs[t], *states[t], dhs[t] + sh, dcs[t] + sc)
+        ex, rh, rc, expected = ref.lstm_step_backward(dhs[t] + rh, dcs[t] + rc,
+                                                      ref.lstm_step_forward(xs[t], *states[t], p)[2])
+        compare(f"lstm_step_backward over {T} steps, step {t}", dict(grads, x=dx, h=sh, c=sc),
+                dict(expected, x=ex, h=rh, c=rc), LSTM_BLOCKS)

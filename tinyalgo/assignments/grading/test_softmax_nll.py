@@ -1,37 +1,53 @@
-"""Assignment "softmax_nll": log_softmax_backward and nll_loss (tinyalgo/layers.py; tutorial 02)."""
+"""Grading "softmax_nll": log_softmax_backward and nll_loss against the reference, on the
+hand-worked cases and on shapes and values drawn at grading time."""
 import numpy as np
 
-from grading import assert_gradients, gradient_errors
-from tinyalgo.layers import log_softmax_backward, log_softmax_forward, nll_loss
+from tinyalgo import layers as ref
+from tinyalgo.assignments.grading.checks import compare, parts, sizes
 
 
-def test_log_softmax_backward_by_hand():
-    _, cache = log_softmax_forward(np.log(np.array([[0.5, 0.25, 0.25]])))
-    dx = log_softmax_backward(np.array([[1.0, 0.0, 0.0]]), cache)
-    # dx = dlogp - softmax * sum(dlogp) = [1, 0, 0] - [0.5, 0.25, 0.25]
-    assert np.allclose(dx, [[0.5, -0.25, -0.25]]), f"dx: got {np.round(dx, 6).tolist()}, expected [[0.5, -0.25, -0.25]]"
+def _log_softmax(g, x, dlogp, timed=False):
+    _, cache = ref.log_softmax_forward(x)
+    expected = ref.log_softmax_backward(dlogp, cache)
+    args = dict(x=x, dlogp=dlogp)
+    got = g.timed("log_softmax_backward", lambda: ref.log_softmax_backward(dlogp, cache), **args) if timed \
+        else g.call("log_softmax_backward", **args)
+    compare(f"log_softmax_backward (x of shape {x.shape})", {"x": got}, {"x": expected})
 
 
-def test_log_softmax_backward_gradient_check():
-    rng = np.random.default_rng(3)
-    x, dlogp = rng.normal(size=(3, 5)), rng.normal(size=(3, 5))
-    dx = log_softmax_backward(dlogp, log_softmax_forward(x)[1])
-    errors = gradient_errors(lambda: float(np.sum(log_softmax_forward(x)[0] * dlogp)), {"x": x}, {"x": dx})
-    assert_gradients("log_softmax_backward", errors)
+def _nll(g, logp, targets, mask=None):
+    loss, dlogp = ref.nll_loss(logp, targets, mask)
+    got_loss, got_d = parts("nll_loss", g.call("nll_loss", logp=logp, targets=targets, mask=mask), 2)
+    what = f"nll_loss (logp of shape {logp.shape}{', masked' if mask is not None else ''})"
+    compare(what, {"loss": got_loss, "dlogp": got_d}, {"loss": np.float64(loss), "dlogp": dlogp})
 
 
-def test_nll_loss_by_hand():
-    logp = np.log(np.array([[0.5, 0.25, 0.25], [0.1, 0.6, 0.3]]))
-    loss, dlogp = nll_loss(logp, np.array([1, 2]))
-    # -log 0.25 - log 0.3 = 1.386294 + 1.203973
-    assert np.isclose(loss, 2.5902672867), f"loss: got {loss}, expected -log(0.25) - log(0.3) = 2.590267"
-    assert np.allclose(dlogp, [[0, -1, 0], [0, 0, -1]]), \
-        f"dlogp: got {np.round(dlogp, 6).tolist()}, expected -1 at each target, 0 elsewhere"
+def _logp(g, B, V):
+    return ref.log_softmax_forward(g.rng.normal(size=(B, V)))[0]
 
 
-def test_nll_loss_mask():
-    logp = np.log(np.array([[0.5, 0.25, 0.25], [0.1, 0.6, 0.3]]))
-    loss, dlogp = nll_loss(logp, np.array([1, 2]), mask=np.array([True, False]))
-    assert np.isclose(loss, np.log(4.0)), f"loss: got {loss}, expected -log(0.25) = 1.386294 (row 1 masked out)"
-    assert np.allclose(dlogp, [[0, -1, 0], [0, 0, 0]]), \
-        f"dlogp: got {np.round(dlogp, 6).tolist()}, expected [[0, -1, 0], [0, 0, 0]] (row 1 masked out)"
+def test_log_softmax_backward_by_hand(g):
+    _log_softmax(g, np.log(np.array([[0.5, 0.25, 0.25]])), np.array([[1.0, 0.0, 0.0]]))
+    B, V = sizes(g.rng, 1, 5, 2)
+    _log_softmax(g, g.rng.normal(size=(B, V)), g.rng.integers(-2, 3, (B, V)) * 1.0)
+
+
+def test_log_softmax_backward_gradient_check(g):
+    for _ in range(2):
+        B, V = sizes(g.rng, 2, 9, 2)
+        _log_softmax(g, g.rng.normal(size=(B, V)), g.rng.normal(size=(B, V)))
+    _log_softmax(g, g.rng.normal(size=(256, 64)), g.rng.normal(size=(256, 64)), timed=True)
+
+
+def test_nll_loss_by_hand(g):
+    _nll(g, np.log(np.array([[0.5, 0.25, 0.25], [0.1, 0.1, 0.8]])), np.array([0, 2]))
+    B, V = sizes(g.rng, 2, 7, 2)
+    _nll(g, _logp(g, B, V), g.rng.integers(0, V, B))
+
+
+def test_nll_loss_mask(g):
+    for _ in range(2):
+        B, V = sizes(g.rng, 2, 7, 2)
+        mask = g.rng.random(B) < 0.5
+        mask[0] = not mask[-1]
+        _nll(g, _logp(g, B, V), g.rng.integers(0, V, B), mask)

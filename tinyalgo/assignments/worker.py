@@ -1,0 +1,126 @@
+"""The worker: the only process that runs a submission's code.
+
+``sandbox.Worker`` starts this file as ``python -I -S -B worker.py CONFIG``
+inside the confinement (bubblewrap, or the fallback: see ``sandbox.py``),
+from a folder that holds the handed-out package with the student's bodies
+spliced in, this file, ``wire.py`` and ``probes.py``.  It holds no key, no
+test, no expected value and no result channel: it reads a request frame on
+standard input (``{"probe": name, "args": {...}}``), runs ``probes.<name>``
+and writes the answer frame (``{"ok": answer}`` or ``{"error": {...}}``) on
+the pipe that was its standard output.  Whatever the student's code prints
+goes to standard error.  The grader checks every answer itself.
+
+Before any submitted code runs the worker puts the graded package first on
+``sys.path``, imports the handed-out modules (their module-level code is
+the instructor's; a student's code is only the bodies of marked functions)
+and, as a second layer behind the operating system's,
+installs an audit hook (PEP 578) that refuses to start processes, open
+sockets, load foreign code, write outside the scratch folder, or read the
+paths it was told to protect.
+"""
+import json
+import os
+import sys
+import traceback
+
+BLOCKED_IMPORTS = ("_posixsubprocess", "_ctypes", "ctypes", "_socket", "socket", "_multiprocessing",
+                   "multiprocessing", "subprocess", "pty", "_ssl", "ssl")
+SPAWN = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
+         "pty.spawn", "os.kill", "os.killpg", "signal.pthread_kill")
+MUTATE = ("os.remove", "os.unlink", "os.rename", "os.replace", "os.rmdir", "os.mkdir", "os.chmod", "os.chown",
+          "os.truncate", "os.symlink", "os.link", "os.utime", "shutil.")
+
+
+# Imported before the hook: NumPy and the handed-out modules the probes call into.  Only the bodies of the
+# marked functions are the student's, and they run when a probe calls them, with the hook in place.
+PRELOAD = ("numpy", "tinyalgo", "tinyalgo.layers", "tinyalgo.cores", "tinyalgo.controller_config",
+           "tinyalgo.controller", "tinyalgo.bptt", "tinyalgo.tasks", "tinyalgo.curriculum", "tinyalgo.qlearning",
+           "tinyalgo.automata.machine", "tinyalgo.automata.minimise")
+
+
+def install_hook(scratch: str, protected: list) -> None:
+    """The audit hook described in the module docstring."""
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+    realpath, sep = os.path.realpath, os.sep
+
+    def inside(path, root):
+        return path == root or path.startswith(root + sep)
+
+    def hook(event, args):
+        if event == "open":
+            path, mode, flags = args[0], args[1], args[2]
+            if not isinstance(path, (str, bytes)):
+                return
+            path = realpath(os.fsdecode(path))
+            if any(inside(path, root) for root in protected):
+                raise PermissionError(f"the grader does not allow reading {path}")
+            writing = (mode is not None and any(c in str(mode) for c in "wax+")) or \
+                (mode is None and flags is not None and flags & write_flags)
+            if writing and not inside(path, scratch) and path != os.devnull:
+                raise PermissionError(f"the grader does not allow writing {path}")
+        elif event == "import" and args[0].split(".")[0] in BLOCKED_IMPORTS:
+            raise PermissionError(f"the grader does not allow importing {args[0]}")
+        elif event.startswith(SPAWN):
+            raise PermissionError(f"the grader does not allow starting a process ({event})")
+        elif event.startswith(("socket.", "ctypes.", "sys.remote_exec")):
+            raise PermissionError(f"the grader does not allow {event}")
+        elif event.startswith(MUTATE):
+            paths = [os.fsdecode(a) for a in args if isinstance(a, (str, bytes))]
+            if not all(inside(realpath(p), scratch) for p in paths):
+                raise PermissionError(f"the grader does not allow changing the file system ({event})")
+
+    sys.addaudithook(hook)
+
+
+def student_lines(err: BaseException, tree: str) -> list:
+    """The ``tinyalgo/...:line`` places of the graded package in ``err``'s traceback."""
+    where = []
+    for frame in traceback.extract_tb(err.__traceback__):
+        name = os.path.realpath(frame.filename)
+        if name.startswith(tree + os.sep + "tinyalgo" + os.sep):
+            where.append(f"{name[len(tree) + 1:]}:{frame.lineno}")
+    return where
+
+
+def main() -> None:
+    config = json.loads(sys.argv[1])
+    tree = os.path.realpath(config["tree"])
+    reply_fd = os.dup(1)                     # the answers' pipe; fd 1 (print) now goes to standard error
+    request_fd = os.dup(0)
+    os.dup2(2, 1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    sys.path[:] = [tree] + [p for p in config["path"] if p] + [p for p in sys.path if p.startswith(sys.base_prefix)]
+    sys.dont_write_bytecode = True
+    import importlib
+
+    import probes
+    import wire
+    for name in PRELOAD:                    # the handout's module-level code is the instructor's: run it first
+        importlib.import_module(name)
+    install_hook(os.path.realpath(config["scratch"]), [os.path.realpath(p) for p in config["protected"]])
+    os.chdir(config["scratch"])
+    reader = os.fdopen(request_fd, "rb", buffering=0)
+    while True:
+        try:
+            header, body = wire.read_frame(reader.read, config["limit"])
+        except EOFError:
+            return
+        request = wire.decode(header, body)
+        try:
+            probe = getattr(probes, request["probe"])
+            answer = wire.encode({"ok": probe(**request["args"])})
+        except BaseException as err:        # the student's code raised: say what and where
+            try:
+                message = str(err)[:2000]
+            except BaseException:
+                message = "(the exception's message could not be read)"
+            answer = wire.encode({"error": {"type": type(err).__name__, "message": message,
+                                            "where": student_lines(err, tree)}})
+        view = memoryview(answer)
+        while view:
+            view = view[os.write(reply_fd, view):]
+
+
+if __name__ == "__main__":
+    main()
