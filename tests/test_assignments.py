@@ -32,7 +32,7 @@ WRONG = [
     ("tinyalgo/layers.py", "return dout * (1.0 - cache * cache)", "return dout * (1.0 + cache * cache)",
      "test_tanh_backward_gradient_check", "wrong gradient of x"),
     ("tinyalgo/layers.py", "dlogp[rows, targets[mask]] = -1.0", "dlogp[rows, targets[mask]] = 1.0",
-     "test_nll_loss_by_hand", "dlogp: got"),
+     "test_nll_loss_by_hand", "wrong gradient of dlogp"),
     ("tinyalgo/controller.py", "tanh_backward(dt_q + dt_sym, cache.tanh)", "tanh_backward(dt_q, cache.tanh)",
      "test_step_backward_ff", "extra.w"),
     ("tinyalgo/bptt.py", "        if keep is not None:", "        if False:",
@@ -40,19 +40,19 @@ WRONG = [
     ("tinyalgo/qlearning.py", "return r / v[:-1] + np.where(", "return r / v[1:] + np.where(",
      "test_dynamic_targets_by_hand", "step t 0, lane b 0: got 0.833333, expected 0.666667"),
     ("tinyalgo/qlearning.py", "l_t = np.where(cut[t + 1], 0.0, lam)", "l_t = np.where(cut[t], 0.0, lam)",
-     "test_watkins_exploratory_cut", "step t 1, lane b 0"),
+     "test_watkins_exploratory_cut", "wrong at step t"),
     ("tinyalgo/qlearning.py", "g = r[t] + d[t] * ((1.0 - lam[t]) * boot[t + 1]",
      "g = r[t] + d[t] * ((1.0 - lam[t]) * boot[t]",
-     "test_lambda_zero", "step t 0, lane b 0"),
+     "test_lambda_zero", "wrong at step t"),
     ("tinyalgo/qlearning.py", "dq = np.repeat((2.0 * kappa * excess)", "dq = np.repeat((kappa * excess)",
-     "test_penalty_by_hand", "dq: got"),
+     "test_penalty_by_hand", "wrong gradient of dq"),
     ("tinyalgo/tasks/arithmetic.py", "np.where(column % 2 == 0, self.action(DOWN, 0), self.action(UP, 0))",
      "np.where(column % 2 == 0, self.action(UP, 0), self.action(DOWN, 0))",
      "test_addition_actions_by_hand", "expected ['down', 'left+write'"),
     ("tinyalgo/curriculum.py", "self.level += self.increment", "self.level += self.increment - 1",
-     "test_curriculum_advances_after_a_perfect_validation", "100% solved must add 4"),
+     "test_curriculum_advances_after_a_perfect_validation", "expected True, level 10"),
     ("tinyalgo/automata/minimise.py", "        if new.max() == block.max():", "        if True:",     # outputs only
-     "test_refinement_needs_several_rounds", "states 0 and 1 were merged, but they are not equivalent"),
+     "test_refinement_needs_several_rounds", "were merged but are not equivalent"),
 ]
 
 

@@ -5,7 +5,8 @@ once when it builds the image, and for each submission (the student's files
 in ``/autograder/submission``) runs ``/autograder/run_autograder``, which
 must write ``/autograder/results/results.json``.  The zip holds
 
-* ``setup.sh``: installs Python with numpy, matplotlib and pytest;
+* ``setup.sh``: installs Python with numpy and matplotlib, and bubblewrap,
+  the confinement of the worker that runs the submission (``sandbox.py``);
 * ``run_autograder``: ``tinyalgo assignment grade`` on the submission with
   the instructor's tests, ``--format gradescope``; a submission it cannot
   grade at all still gets a ``results.json`` (score 0, the reason);
@@ -27,13 +28,15 @@ import zipfile
 
 SETUP_SH = """\
 #!/usr/bin/env bash
-# Gradescope image set-up: Python with what tinyalgo's grader needs.
+# Gradescope image set-up: Python with what tinyalgo's grader needs, and bubblewrap to confine submissions.
 set -euo pipefail
+apt-get update
+apt-get install -y bubblewrap
 if ! command -v python3 >/dev/null; then
-    apt-get update && apt-get install -y python3 python3-pip
+    apt-get install -y python3 python3-pip
 fi
-python3 -m pip install --break-system-packages 'numpy>=1.21' 'matplotlib>=3.3' 'pytest>=7' 2>/dev/null || \\
-    python3 -m pip install 'numpy>=1.21' 'matplotlib>=3.3' 'pytest>=7'
+python3 -m pip install --break-system-packages 'numpy>=1.21' 'matplotlib>=3.3' 2>/dev/null || \\
+    python3 -m pip install 'numpy>=1.21' 'matplotlib>=3.3'
 """
 
 RUN_AUTOGRADER = """\

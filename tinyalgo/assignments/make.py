@@ -311,13 +311,19 @@ reference path trains with the solution bodies.  The rest of `tinyalgo/fast/` (t
 forward steps, frozen inference, the interfaces' lanes) is intact.
 
 ## How the tests grade
-Every test is worth the points of `points.json`.  The gradient tests compare the student's
-gradients with centred differences (`tinyalgo.gradcheck`, float64, random biases and initial
-states, recurrent ones over T >= 3 steps and B >= 2 lanes) and fail above a relative error of 1e-6,
-naming the wrong gradient (per gate block for fused GRU/LSTM matrices).  The target tests compare
-with numbers worked by hand, written in the test, and name the wrong (step, lane).  No test compares
-with a hidden copy of the answer.  "Its tests also run": those tests call functions of the listed
-assignments too; made together, they pass once all are written.
+Every test is worth the points of `points.json`.  The grading tests run in the grader's own
+process and call the student's functions in a separate, confined worker (below).  Each test draws
+its shapes and values at grading time from a seed the student never sees (the report names it, so
+a grade can be reproduced), besides the hand-worked cases, and compares the student's answers with
+the reference solution (the grader's own `tinyalgo`) on the same inputs: gradients per array and
+per gate block for fused GRU/LSTM matrices, to 1e-7 per entry and 1e-11 over the whole array
+(analytic formulas reach it in float64; finite differences do not), targets per (step, lane).  A
+call whose CPU time is more than 60 times the reference's on the same arguments fails ("too slow
+for an analytic backward"): a gradient by finite differences takes O(parameters) forward passes.
+A call that changes one of its arguments in place fails.  "Its tests also run": those tests call
+functions of the listed assignments too; made together, they pass once all are written.  The
+copy's own `tests/` are the student's self-check (centred differences of their own code, the
+hand-worked cases): useful to them, never used to grade.
 
 ## How to grade
     tinyalgo assignment grade STUDENT_DIR --tests {tests} --json grade.json [--format gradescope|prairielearn]
@@ -329,45 +335,52 @@ also writes `autograder.zip` here, to upload as a Gradescope programming assignm
 
 ## Threat model
 The student is assumed clever, with a weekend, and in control of every byte of the submission.
-The grader takes from it only the text of the function bodies that replace the stubs:
+Each layer below says what it stops and what it does not.
 
-- **Tests and everything they rely on come from this folder.**  `tests/` holds the grading tests,
+- **The submission's code never runs in the grader's process.**  The grader holds the tests, the
+  expected values (the reference solution run on the same inputs), the seed and the report.  The
+  student's functions run in a worker that holds none of them: it receives fresh copies of each
+  call's inputs on a pipe and sends back arrays in NumPy's `.npy` format, read with
+  `allow_pickle=False`, numeric dtypes only, sizes capped before anything is read; nothing it sends
+  is unpickled or executed.  Stops: forged results, patched helpers (`rel_error`, `np.allclose`),
+  walking frames to the reporter, `sys.exit`, printing fake output.  Does not stop: a worker that
+  computes the right answer by a means the tests cannot tell from honest work.
+- **Checks the student can neither see nor steer.**  Inputs are drawn at grading time; a table of
+  the self-check tests' answers earns nothing.  Gradients are compared with the reference's, never
+  with numerical gradients of the student's own forward or loss.  Stops: hard-coded answers,
+  in-place changes to `dout` or the cache that make a self-check's loss constant, lookups by input.
+  Does not stop: a student who copies a correct solution from someone else (that is plagiarism,
+  not a grader question).
+- **Budgets that fit honest work.**  Each call's CPU time is capped at 60 x the reference's (and
+  at least 0.25 s); each call's wall time at `--test-timeout` (default 30 s): past it the worker is
+  killed and the next test starts a new one, so an endless loop costs its test; the whole submission
+  at `--submission-timeout` (default 300 s).  Stops: finite differences by hand, loops, slow
+  cheats.
+- **The worker is confined by the operating system** (`tinyalgo/assignments/sandbox.py`; each
+  report says which confinement it ran under):
+  - *bubblewrap* (Debian package `bubblewrap`, installed by the Gradescope `setup.sh`): new user,
+    PID, network, IPC, UTS and cgroup namespaces, uid 65534 with no capabilities, `/usr` and the
+    Python installation read-only with every site-packages folder hidden, NumPy alone at `/site`,
+    the graded package read-only, a 64 MB scratch tmpfs; no network, no other file (not this
+    folder, not the submission, not the installed solution), no other process.
+  - *fallback*, where bubblewrap cannot run: a separate process in its own session, as uid 65534
+    when the grader is root and that user can run the interpreter, with a PEP 578 audit hook that
+    refuses processes, sockets, `ctypes`, writes outside scratch and reads of this folder, the
+    submission and every installed tinyalgo.  An audit hook is a Python-level wall: a flaw in
+    CPython or NumPy that gives arbitrary memory access could pass it, and it does not hide
+    world-readable files the hook does not know of.  Even so the worker still holds nothing it
+    could forge: the worst it can do is compute its own answers by other means.
+  - Both: resource limits on address space (4 GiB), CPU seconds, file size (1 MiB, which also caps
+    what the worker prints), open files.
+- **Only the function bodies are taken from the submission.**  `tests/` holds the grading tests,
   `points.json`, `manifest.json` (the SHA-256 of every file handed out and where each stub sits) and
-  `handout/`, the package exactly as handed out.  The grading folder is a temporary copy of
-  `handout/` with the student's bodies spliced in, and these tests beside it: a student's edited
-  `gradcheck.py`, test file or helper is never loaded.
-- **Every change outside the solution regions is refused**, with the file and line: a changed line
-  of a file with stubs costs that file's assignments their points; a changed, removed or added module
-  elsewhere in the package, a changed `setup.cfg`/`pyproject.toml`, and an added file that Python or
-  pytest would load (`sitecustomize.py`, `usercustomize.py`, `conftest.py`, `*.pth`, pytest
-  configuration, compiled modules, a `.py` at the top, in `tinyalgo/` or in `tests/`) cost every
-  assignment its points.  Caches, virtual environments, notebooks' outputs and the student's own
-  `tests/` and `tutorials/` are ignored (and listed).
-- **Each body is screened before it runs** (`tinyalgo/assignments/screen.py`): it may use its locals,
-  numpy, math, its module's names and a list of harmless builtins, nothing else.  Refused: imports
-  other than numpy and math; `exec`, `eval`, `compile`, `open`, `getattr`, `globals`, `vars`,
-  `__import__`; dunder names and attributes; frame and code attributes; a module used as a value;
-  stores into anything the function does not own; numpy's file and memory functions; everything
-  from `tinyalgo.fast`, `tinyalgo.gradcheck` and `tinyalgo.assignments`; the numerical gradient and
-  the grading helpers; and each assignment's own list above (the package's other copies of the same
-  computation, a sibling function that gives the answer).  A refused body costs its assignment all
-  of its points, and the report names the line.
-- **The tests run isolated**: a fresh `python -I -B` (no `PYTHONPATH`, `PYTEST_PLUGINS` or other
-  environment variable, no user site, no working folder on `sys.path`), a minimal environment,
-  plugin autoloading off, pytest's cache off, every other copy of tinyalgo removed from the import
-  path, a memory cap, and a PEP 578 audit hook that refuses to start processes, load C libraries
-  (`ctypes`), open sockets, write outside a scratch folder, or read any other copy of tinyalgo, the
-  submission or this folder.  A test during which the hook refuses something costs its assignment
-  all of its points, with what was refused.  Results travel on a private pipe, each signed (HMAC) with
-  a key the graded code never sees, so printed or forged results do not count.
-- **Points only for tests that ran and passed.**  Each test has a time limit (`--test-timeout`,
-  default 30 s): a test past it is stopped, or its process killed and the remaining tests run in a
-  new one, so an endless loop costs one test.  A body that does not compile is reported with its
-  file, line and message; its assignment scores 0 and the others are graded.
+  `handout/`, the package exactly as handed out; the graded package is `handout/` with the bodies
+  spliced in.  A changed line outside the solution regions, an added module or a changed
+  `setup.cfg` costs the assignments it touches their points, with the file and line.  Caches,
+  virtual environments, notebooks and the student's own `tests/` are ignored and listed.
+- **The static screen is feedback, not a wall** (`screen.py`): a body that uses a name the
+  assignment replaces (the numerical gradient, a sibling function) gets a note; nothing is refused
+  for what it names.
 
-What this does not do: it is not an operating-system sandbox.  The screen and the audit hook close
-the doors Python offers, but a flaw in numpy or CPython that gives arbitrary memory access from
-plain arithmetic would get past them.  For graded work at scale, run the grader where the course
-platform does (Gradescope and PrairieLearn run each submission in a throwaway container with no
-network), which `--autograder gradescope` is made for.
-"""
+What this does not do: grade on a machine whose kernel lets an unprivileged process escape a
+user namespace (keep the kernel patched), or stop a submission from using its whole time budget.
