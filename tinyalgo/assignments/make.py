@@ -384,3 +384,4 @@ Each layer below says what it stops and what it does not.
 
 What this does not do: grade on a machine whose kernel lets an unprivileged process escape a
 user namespace (keep the kernel patched), or stop a submission from using its whole time budget.
+"""

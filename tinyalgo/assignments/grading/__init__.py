@@ -1,0 +1,1 @@
+"""The grading tests: run in the grader's process, never in the worker (``checks.py``)."""
