@@ -2,13 +2,14 @@
 
 The copy holds the whole ``tinyalgo`` tree (so everything not stubbed runs),
 ``setup.cfg`` and ``pyproject.toml`` (``pip install -e DIR`` works), the
-grading tests in ``tests/`` with ``points.json`` (the student's self-check),
+self-check tests in ``tests/`` with ``points.json`` (``selfcheck/``: pytest,
+centred differences of the student's own code and the hand-worked cases),
 the tutorials that teach the assigned functions and a student ``README.md``.
 Beside it, ``<out>-instructor/`` holds what is not handed out:
 ``INSTRUCTOR.md`` (with the grader's threat model) and ``tests/``, the
-grading tests with ``points.json``, ``manifest.json`` (``manifest.py``) and
-``handout/``, the package as handed out, from which ``grade`` builds what it
-runs.
+grading tests (``grading/``) with ``points.json``, ``manifest.json``
+(``manifest.py``) and ``handout/``, the package as handed out, from which
+``grade`` builds what it runs.
 
 Two more edits make every copy, student or solution, train on the student's
 functions:
@@ -227,7 +228,9 @@ def student_readme(chosen, tutorials=()) -> str:
              "Zaremba et al., ICLR 2016, in NumPy) in which some function bodies were replaced by "
              "`raise NotImplementedError(...)`.  Write them; everything else already works.\n",
              "Setup (in a fresh virtualenv):\n\n    pip install -e .\n    pip install pytest\n",
-             "Check your work at any time (this runs the grading tests against this copy):\n\n"
+             "Check your work at any time (these self-check tests hold the hand-worked cases and check your gradients"
+             " against centred differences of your own code; the grader draws other inputs and compares with a"
+             " reference solution):\n\n"
              "    python -m pytest tests -q\n",
              "Each failing test says which gradient or which target is wrong.  The gradient tests compare "
              "your backward pass with centred differences of the forward pass (`tinyalgo.gradcheck`), in "

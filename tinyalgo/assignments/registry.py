@@ -5,8 +5,9 @@ A function is named by its module and qualified name; its body carries a
 solution region (``### BEGIN SOLUTION`` / ``### END SOLUTION``) that
 ``tinyalgo.assignments.stubs`` replaces by ``raise NotImplementedError``.
 The grading tests of assignment ``name`` live in
-``grading/test_<name>.py`` next to this module; ``points`` gives each test's
-worth.  ``uses`` lists the assignments whose functions those tests also run
+``grading/test_<name>.py`` next to this module (its self-check tests, handed
+out with the copy, in ``selfcheck/test_<name>.py``); ``points`` gives each
+grading test's worth.  ``uses`` lists the assignments whose functions those tests also run
 (made together, the tests pass once all of them are written).
 
 ``twins`` names the functions of ``tinyalgo/fast/`` that compute the same
