@@ -19,13 +19,17 @@ def draw(g, core, layers, B=3, H=4):
     return config, params, obs, state, g.rng.normal(size=(B, A)), g.rng.normal(size=(B, V)), dstate
 
 
-def check_step(g, core, layers):
-    config, params, obs, state, dq, dlogp, dstate = draw(g, core, layers, B=int(g.rng.integers(2, 5)),
-                                                         H=int(g.rng.integers(3, 6)))
+def check_step(g, core, layers, timed=False):
+    """One step drawn at grading time (B 2-4, H 3-5; with ``timed`` B 16, H 48 and the CPU time capped
+    relative to the reference's)."""
+    B, H = (16, 48) if timed else (int(g.rng.integers(2, 5)), int(g.rng.integers(3, 6)))
+    config, params, obs, state, dq, dlogp, dstate = draw(g, core, layers, B=B, H=H)
     ctrl = _controller(config, params)
-    expected, dstate_ref = ctrl.step_backward(dq, dlogp, dstate, ctrl.step(obs, state)[3])
-    got = g.call("controller_step_backward", config=config, params=params, obs=obs, state=state, dq=dq,
-                 dlogp=dlogp, dstate=dstate)
+    cache = ctrl.step(obs, state)[3]
+    expected, dstate_ref = ctrl.step_backward(dq, dlogp, dstate, cache)
+    args = dict(config=config, params=params, obs=obs, state=state, dq=dq, dlogp=dlogp, dstate=dstate)
+    got = g.timed("controller_step_backward", lambda: ctrl.step_backward(dq, dlogp, dstate, cache), **args) \
+        if timed else g.call("controller_step_backward", **args)
     grads, dstate_in = parts("Controller.step_backward", got, 2)
     names = ("h", "c")
     got_all, ref_all = dict(grads) if isinstance(grads, dict) else {}, dict(expected)
@@ -44,11 +48,14 @@ def check_step(g, core, layers):
 def test_step_backward_gru(g):
     check_step(g, "gru", 1)
     check_step(g, "gru", 2)
+    check_step(g, "gru", 1, timed=True)
 
 
 def test_step_backward_lstm_two_layers(g):
     check_step(g, "lstm", 2)
+    check_step(g, "lstm", 2, timed=True)
 
 
 def test_step_backward_ff(g):
     check_step(g, "ff", 1)
+    check_step(g, "ff", 1, timed=True)

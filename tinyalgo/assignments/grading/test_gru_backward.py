@@ -19,15 +19,21 @@ def step(g, p, x, h, dout, timed=False):
     return parts("gru_step_backward", got, 3), ref.gru_step_backward(dout, cache)
 
 
+def at_size(g):
+    """One step at B, D, H = 16, 32, 64, timed against the reference: every gradient compared."""
+    p, x, h, dout = draw(g, 16, 32, 64)
+    (dx, dh, grads), (ex, eh, expected) = step(g, p, x, h, dout, timed=True)
+    compare("gru_step_backward (B, D, H = 16, 32, 64)", dict(grads, x=dx, h=dh), dict(expected, x=ex, h=eh),
+            GRU_BLOCKS)
+
+
 def test_gru_step_parameter_gradients(g):
     for _ in range(2):
         p, x, h, dout = draw(g, *sizes(g.rng, 2, 6))
         (_, _, grads), (_, _, expected) = step(g, p, x, h, dout)
         compare(f"gru_step_backward, parameters (B, D, H = {x.shape[0]}, {x.shape[1]}, {h.shape[1]})", grads,
                 expected, GRU_BLOCKS)
-    p, x, h, dout = draw(g, 16, 32, 64)
-    (_, _, grads), (_, _, expected) = step(g, p, x, h, dout, timed=True)
-    compare("gru_step_backward, parameters (B, D, H = 16, 32, 64)", grads, expected, GRU_BLOCKS)
+    at_size(g)
 
 
 def test_gru_step_input_and_state_gradients(g):
@@ -35,6 +41,7 @@ def test_gru_step_input_and_state_gradients(g):
         p, x, h, dout = draw(g, *sizes(g.rng, 2, 6))
         (dx, dh, _), (ex, eh, _) = step(g, p, x, h, dout)
         compare("gru_step_backward, input x and state h", {"x": dx, "h": dh}, {"x": ex, "h": eh})
+    at_size(g)
 
 
 def test_gru_three_steps(g):
@@ -53,3 +60,4 @@ def test_gru_three_steps(g):
         ex, dh_ref, expected = ref.gru_step_backward(douts[t] + dh_ref, ref.gru_step_forward(xs[t], hs[t], p)[1])
         compare(f"gru_step_backward over {T} steps, step {t}", dict(grads, x=dx, h=dh_student),
                 dict(expected, x=ex, h=dh_ref), GRU_BLOCKS)
+    at_size(g)

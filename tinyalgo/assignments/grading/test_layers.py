@@ -25,6 +25,7 @@ def test_affine_backward_by_hand(g):
         B, D, H = sizes(g.rng, 1, 7)
         _affine(g, g.rng.integers(-3, 4, (B, D)) * 1.0, g.rng.integers(-3, 4, (D, H)) * 1.0,
                 g.rng.integers(-3, 4, H) * 1.0, g.rng.integers(-3, 4, (B, H)) * 1.0)
+    _affine_at_size(g)
 
 
 def test_affine_backward_gradient_check(g):
@@ -32,6 +33,10 @@ def test_affine_backward_gradient_check(g):
         B, D, H = sizes(g.rng, 2, 9)
         _affine(g, g.rng.normal(size=(B, D)), g.rng.normal(size=(D, H)), g.rng.normal(size=H),
                 g.rng.normal(size=(B, H)))
+    _affine_at_size(g)
+
+
+def _affine_at_size(g):
     B, D, H = 64, 96, 96
     _affine(g, g.rng.normal(size=(B, D)), g.rng.normal(size=(D, H)), g.rng.normal(size=H),
             g.rng.normal(size=(B, H)), timed=True)
@@ -48,6 +53,7 @@ def _tanh(g, x, dout, timed=False):
 def test_tanh_backward_by_hand(g):
     _tanh(g, np.array([0.0, np.arctanh(0.5), -np.arctanh(0.5)]), np.array([2.0, 1.0, 4.0]))
     _tanh(g, g.rng.uniform(-2, 2, size=sizes(g.rng, 1, 5, 2)), g.rng.integers(-3, 4, size=1) * 1.0)
+    _tanh(g, g.rng.normal(size=(128, 256)), g.rng.normal(size=(128, 256)), timed=True)
 
 
 def test_tanh_backward_gradient_check(g):

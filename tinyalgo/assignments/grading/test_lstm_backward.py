@@ -20,13 +20,19 @@ def step(g, p, x, h, c, dh, dc, timed=False):
     return parts("lstm_step_backward", got, 4), ref.lstm_step_backward(dh, dc, cache)
 
 
+def at_size(g):
+    """One step at B, D, H = 16, 32, 64, timed against the reference: every gradient compared."""
+    (dx, dh, dc, grads), (ex, eh, ec, expected) = step(g, *draw(g, 16, 32, 64), timed=True)
+    compare("lstm_step_backward (B, D, H = 16, 32, 64)", dict(grads, x=dx, h=dh, c=dc),
+            dict(expected, x=ex, h=eh, c=ec), LSTM_BLOCKS)
+
+
 def test_lstm_step_parameter_gradients(g):
     for _ in range(2):
         args = draw(g, *sizes(g.rng, 2, 6))
         (*_, grads), (*_, expected) = step(g, *args)
         compare("lstm_step_backward, parameters", grads, expected, LSTM_BLOCKS)
-    (*_, grads), (*_, expected) = step(g, *draw(g, 16, 32, 64), timed=True)
-    compare("lstm_step_backward, parameters (B, D, H = 16, 32, 64)", grads, expected, LSTM_BLOCKS)
+    at_size(g)
 
 
 def test_lstm_step_input_and_state_gradients(g):
@@ -34,6 +40,7 @@ def test_lstm_step_input_and_state_gradients(g):
         (dx, dh, dc, _), (ex, eh, ec, _) = step(g, *draw(g, *sizes(g.rng, 2, 6)))
         compare("lstm_step_backward, input x and states h, c", {"x": dx, "h": dh, "c": dc},
                 {"x": ex, "h": eh, "c": ec})
+    at_size(g)
 
 
 def test_lstm_three_steps(g):
@@ -54,3 +61,4 @@ def test_lstm_three_steps(g):
                                                       ref.lstm_step_forward(xs[t], *states[t], p)[2])
         compare(f"lstm_step_backward over {T} steps, step {t}", dict(grads, x=dx, h=sh, c=sc),
                 dict(expected, x=ex, h=rh, c=rc), LSTM_BLOCKS)
+    at_size(g)

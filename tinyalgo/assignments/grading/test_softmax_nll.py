@@ -30,6 +30,7 @@ def test_log_softmax_backward_by_hand(g):
     _log_softmax(g, np.log(np.array([[0.5, 0.25, 0.25]])), np.array([[1.0, 0.0, 0.0]]))
     B, V = sizes(g.rng, 1, 5, 2)
     _log_softmax(g, g.rng.normal(size=(B, V)), g.rng.integers(-2, 3, (B, V)) * 1.0)
+    _log_softmax(g, g.rng.normal(size=(256, 64)), g.rng.normal(size=(256, 64)), timed=True)
 
 
 def test_log_softmax_backward_gradient_check(g):
