@@ -298,7 +298,7 @@ def test_a_folder_that_is_not_a_copy_is_one_line(tmp_path, copy, folder, says):
 def test_tests_of_another_handout_are_named_as_the_instructors_mistake(tmp_path, copy):
     other = tmp_path / "other"
     make(TWO, other)
-    with pytest.raises(ValueError, match="belongs to another handout .* must be the one 'assignment make' wrote"):
+    with pytest.raises(ValueError, match=r"belongs to another handout .* must be the one 'assignment make' wrote"):
         grade(copy, instructor_tests_of(other))
 
 

@@ -31,9 +31,7 @@ import pathlib
 import re
 import secrets
 import shutil
-import sys
 import tempfile
-import time
 
 import numpy as np
 
@@ -211,7 +209,8 @@ def grade(directory, tests, test_timeout: float = 30.0, submission_timeout: floa
             if f.path not in trees:
                 trees[f.path] = ast.parse((handout / f.path).read_text(encoding="utf-8"))
             body, line = bodies[f.qualname]
-            what, messages, found = check_body(body, line, files[f.qualname], find_function(trees[f.path], f.qualname), a)
+            function = find_function(trees[f.path], f.qualname)
+            what, messages, found = check_body(body, line, files[f.qualname], function, a)
             notes += found
             if what == "ok":
                 accepted[f.qualname] = body
@@ -274,7 +273,7 @@ def _run_test(module, test: str, worker, seed: int, index: tuple, timeout: float
     if not callable(function):
         return "error", f"the instructor's test file has no test {test} (points.json names it)"
     if budget[0] <= 0:
-        return "not run", f"not run: the submission used its whole time budget"
+        return "not run", "not run: the submission used its whole time budget"
     session = Session(worker, np.random.default_rng([seed, *index]), timeout, budget)
     try:
         function(session)

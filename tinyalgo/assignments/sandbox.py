@@ -144,7 +144,7 @@ def _launch(cmd: list, cpu_seconds: float, drop: bool) -> list:
             binary] + cmd[1:]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def bubblewrap_works() -> bool:
     """True when ``bwrap`` is installed and runs this Python with NumPy in the sandbox."""
     if shutil.which("bwrap") is None:
@@ -158,7 +158,7 @@ def bubblewrap_works() -> bool:
         return False
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _nobody_can_run() -> bool:
     if os.geteuid() != 0:
         return False
