@@ -143,6 +143,21 @@ def compare(what: str, got: dict, expected: dict, blocks: dict | None = None, to
                              + f"; right: {', '.join(k for k, _ in right) or 'none'}")
 
 
+def with_states(what: str, grads, expected: dict, got_states, ref_states, prefix: str) -> tuple:
+    """(got, expected) dicts of the parameter gradients plus each layer's state gradients
+    ("<prefix>0.h", "<prefix>0.c", ...): ``got_states`` the student's list of per-layer tuples,
+    ``ref_states`` the reference's."""
+    if not isinstance(got_states, (list, tuple)) or len(got_states) != len(ref_states):
+        raise AssertionError(f"{what}: the state gradient must hold one entry per layer ({len(ref_states)})")
+    got, ref = dict(grads) if isinstance(grads, dict) else {}, dict(expected)
+    for l, (mine, theirs) in enumerate(zip(got_states, ref_states)):
+        for i, a in enumerate(theirs):
+            ref[f"{prefix}{l}.{'hc'[i]}"] = a
+            if isinstance(mine, (list, tuple)) and len(mine) > i:
+                got[f"{prefix}{l}.{'hc'[i]}"] = mine[i]
+    return got, ref
+
+
 def random_params(shapes: dict, rng, scale=0.9) -> dict:
     """Every array, biases included, uniform in (-scale, scale): a zero bias hides a wrong gate."""
     return {k: rng.uniform(-scale, scale, size=s) for k, s in shapes.items()}

@@ -4,7 +4,7 @@ which lanes start new episodes mid-rollout."""
 import numpy as np
 
 from tinyalgo import bptt as ref
-from tinyalgo.assignments.grading.checks import GRU_BLOCKS, LSTM_BLOCKS, compare, parts
+from tinyalgo.assignments.grading.checks import GRU_BLOCKS, LSTM_BLOCKS, compare, parts, with_states
 from tinyalgo.assignments.grading.test_controller_backward import draw
 from tinyalgo.assignments.probes import _controller
 from tinyalgo.controller import rollout_forward
@@ -35,15 +35,7 @@ def check_rollout(g, core, layers, barrier_only=False, timed=False):
     got = g.timed("bptt_backward", lambda: ref.backward(ctrl, caches, dq, dlogp, dfinal), **args) if timed \
         else g.call("bptt_backward", **args)
     grads, dstate0 = parts("bptt.backward", got, 2)
-    got_all, ref_all, names = dict(grads) if isinstance(grads, dict) else {}, dict(expected), ("h", "c")
-    if not isinstance(dstate0, (list, tuple)) or len(dstate0) != len(dstate_ref):
-        raise AssertionError(f"bptt.backward: the initial state's gradient must hold one entry per layer"
-                             f" ({len(dstate_ref)})")
-    for l, (mine, theirs) in enumerate(zip(dstate0, dstate_ref)):
-        for i, a in enumerate(theirs):
-            ref_all[f"initial state{l}.{names[i]}"] = a
-            if isinstance(mine, (list, tuple)) and len(mine) > i:
-                got_all[f"initial state{l}.{names[i]}"] = mine[i]
+    got_all, ref_all = with_states("bptt.backward", grads, expected, dstate0, dstate_ref, "initial state")
     if barrier_only:
         h0 = np.asarray(got_all.get("initial state0.h", np.zeros(1)), dtype=np.float64)
         reset_lanes = [b for b in range(B) if resets[:, b].any()]

@@ -1,7 +1,7 @@
 """Grading "controller_backward": Controller.step_backward (embedding, cores, the extra layer
 and tanh, the Q head and the symbol head's log-softmax) against the reference, on every
 parameter and the incoming state, with parameters and states drawn at grading time."""
-from tinyalgo.assignments.grading.checks import GRU_BLOCKS, LSTM_BLOCKS, compare, parts, random_params
+from tinyalgo.assignments.grading.checks import GRU_BLOCKS, LSTM_BLOCKS, compare, parts, random_params, with_states
 from tinyalgo.assignments.probes import _controller
 
 
@@ -31,15 +31,7 @@ def check_step(g, core, layers, timed=False):
     got = g.timed("controller_step_backward", lambda: ctrl.step_backward(dq, dlogp, dstate, cache), **args) \
         if timed else g.call("controller_step_backward", **args)
     grads, dstate_in = parts("Controller.step_backward", got, 2)
-    names = ("h", "c")
-    got_all, ref_all = dict(grads) if isinstance(grads, dict) else {}, dict(expected)
-    if not isinstance(dstate_in, (list, tuple)) or len(dstate_in) != len(dstate_ref):
-        raise AssertionError(f"Controller.step_backward: dstate must hold one entry per layer ({len(dstate_ref)})")
-    for l, (mine, theirs) in enumerate(zip(dstate_in, dstate_ref)):
-        for i, a in enumerate(theirs):
-            ref_all[f"state{l}.{names[i]}"] = a
-            if isinstance(mine, (list, tuple)) and len(mine) > i:
-                got_all[f"state{l}.{names[i]}"] = mine[i]
+    got_all, ref_all = with_states("Controller.step_backward", grads, expected, dstate_in, dstate_ref, "state")
     gate = GRU_BLOCKS if core == "gru" else LSTM_BLOCKS
     blocks = {f"core{l}.{k}": v for l in range(layers) for k, v in gate.items()}
     compare(f"Controller.step_backward ({core}, {layers} layer(s))", got_all, ref_all, blocks)
