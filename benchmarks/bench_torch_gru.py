@@ -1,23 +1,24 @@
 """The issue's point of comparison: a PyTorch eager GRUCell of the same size.
 
-    python benchmarks/bench_torch_gru.py [--threads 2]   # needs PyTorch, which tinyalgo never imports
+    python benchmarks/bench_torch_gru.py [--threads 2] [--smoke]   # needs PyTorch, which tinyalgo never imports
 
 Microseconds per time step (all B = 20 lanes) for forward plus backward over
 T = 50 steps, float32, one thread (or ``--threads N``): the GRUCell alone (200 inputs, 200 units),
 and the whole controller of ``bench_bptt.py`` built from PyTorch modules (the
 one-hot embedding, the GRUCell, the extra layer with tanh, the Q and symbol
-heads with log-softmax).  Median of repeats.
+heads with log-softmax).  Median of repeats.  ``--smoke``: 8 units, T = 3, one repeat.
 """
 import sys
 
-from timing import median_seconds
+from timing import median_seconds, smoke_or
 
 try:
     import torch
 except ImportError:
-    sys.exit("bench_torch_gru.py compares with PyTorch, which is not installed (pip install torch)")
+    sys.exit("bench_torch_gru.py compares with PyTorch, which is not installed (its CPU build: pip install torch==2.13.0)")
 
-SIZES, ACTIONS, SYMBOLS, H, B, T = (17, 17, 2, 5, 3), 8, 17, 200, 20, 50
+SIZES, ACTIONS, SYMBOLS, B = (17, 17, 2, 5, 3), 8, 17, 20
+H, T = smoke_or(200, 8), smoke_or(50, 3)
 
 
 def main():

@@ -37,7 +37,7 @@ from tinyalgo.tasks import TASKS
 
 CONFIGS = {"Q-learning": QConfig, "supervised": SupervisedConfig}
 MODES = {"q": QConfig, "supervised": SupervisedConfig}
-RESUME_OPTIONS = ("budget", "threads")          # what --resume can change; the rest is the saved run's
+RESUME_OPTIONS = ("budget",)          # what --resume can change; the rest is the saved run's
 
 
 def run_dir(args, cfg, mode: str) -> str:
@@ -50,7 +50,7 @@ def cli_options(cls) -> set:
 
 def check_mode_options(args) -> None:
     """Refuse the options of the other mode (e.g. --target with Q-learning) and,
-    with --resume, every option but --budget and --threads."""
+    with --resume, every option but --budget."""
     cls = MODES[args.mode]
     other = "supervised" if args.mode == "q" else "q"
     mode_words = {"q": "Q-learning (--mode q, the default)", "supervised": "supervised training (--mode supervised)"}
@@ -124,7 +124,7 @@ def run_qlearning(args, cfg, out: str) -> int:
     """Start the run of ``cfg`` in ``out``, or continue the one there (``cfg`` None), to its end."""
     if cfg is None:
         progress = Progress(0)
-        trainer = resume_run(out, log=progress, budget=args.budget, threads=args.threads)
+        trainer = resume_run(out, log=progress, budget=args.budget)
         progress.budget = trainer.cfg.budget
         check_run_memory(trainer.cfg)
         print(f"resuming {out}: complexity {trainer.curriculum.level}, {trainer.state.chars} characters trained")
@@ -200,6 +200,6 @@ def register(sub) -> None:
                        help="run directory: checkpoint.npz, best.npz and log.json are written there"
                             " (default runs/<mode>-<task>-<controller>-s<seed>)")
     train.add_argument("--resume", action="store_true",
-                       help="continue the Q-learning run saved in --out, with its own options; --budget and"
-                            " --threads can be given (default off)")
+                       help="continue the Q-learning run saved in --out, with its own options; --budget can"
+                            " be given (default off)")
     train.set_defaults(func=cmd_train)
