@@ -16,7 +16,10 @@ from tinyalgo.tasks import make_task  # noqa: E402
 from timing import median_seconds, smoke_or  # noqa: E402
 
 
-def bench_step(task, batch=20, complexity=10, steps=smoke_or(2000, 50)):
+STEPS = smoke_or(2000, 50)
+
+
+def bench_step(task, batch=20, complexity=10, steps=STEPS):
     env = Environment(task, batch_size=batch, complexity=complexity, seed=0)
     rng = np.random.default_rng(0)
     actions = rng.integers(0, env.n_actions, size=(steps, batch))

@@ -27,10 +27,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--class-size", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--smoke", action="store_true", help="one repeat, a class of 2")
+    parser.add_argument("--smoke", action="store_true", help="one repeat, a class of one")
     args = parser.parse_args()
     if args.smoke:
-        args.repeats, args.class_size = 1, 2
+        args.repeats, args.class_size, args.workers = 1, 1, 1
     names = list(ASSIGNMENTS)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)

@@ -15,7 +15,8 @@ from timing import median_seconds, smoke_or
 try:
     import torch
 except ImportError:
-    sys.exit("bench_torch_gru.py compares with PyTorch, which is not installed (its CPU build: pip install torch==2.13.0)")
+    sys.exit("bench_torch_gru.py compares with PyTorch, which is not installed"
+             " (its CPU build: pip install torch==2.13.0)")
 
 SIZES, ACTIONS, SYMBOLS, B = (17, 17, 2, 5, 3), 8, 17, 20
 H, T = smoke_or(200, 8), smoke_or(50, 3)

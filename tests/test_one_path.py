@@ -7,7 +7,7 @@ each other in float64, and training runs the taught functions.
 * ``bptt.backward`` (products over all steps around the sweep) equals the
   sum of ``Controller.step_backward`` over the steps, and each core's step
   backward equals its two parts;
-* ``transposed_product`` equals ``d @ w.T``;
+* the cores' backward with kept contiguous transposes equals it without;
 * ``tinyalgo train`` (Q-learning and supervised) runs ``bptt.backward`` and
   the cores' taught backward passes, solves small tasks, and a run resumed
   equals a run uninterrupted.
@@ -43,7 +43,7 @@ def assert_same(a, b, what):
 
 def randomised(ctrl, rng):
     """The controller with every parameter drawn anew, biases included."""
-    for k, v in ctrl.params.items():
+    for v in ctrl.params.values():
         v[...] = rng.uniform(-0.9, 0.9, size=v.shape)
     return ctrl
 
@@ -61,12 +61,12 @@ def test_a_rollout_equals_the_plain_steps(core, layers):
         assert_same(q[t], q_t, f"q at step {t}")
         assert_same(logp[t], logp_t, f"logp at step {t}")
     assert_same(final, state, "final state")
-    state = state0
+    state = plain = state0
     for t in range(T):
         q_t, logp_t, state = rollout.infer(obs[t], state, resets[t])
-        assert_same(q[t], q_t, f"inferred q at step {t}")
-        q_t, logp_t, state_plain = ctrl.infer(obs[t], state0 if t == 0 else state_plain, resets[t])
-        assert_same(q[t], q_t, f"plain inferred q at step {t}")
+        assert_same((q[t], logp[t]), (q_t, logp_t), f"inferred outputs at step {t}")
+        q_t, logp_t, plain = ctrl.infer(obs[t], plain, resets[t])
+        assert_same((q[t], logp[t]), (q_t, logp_t), f"plain inferred outputs at step {t}")
     dq, dlogp = rng.normal(size=(T, B, 8)), rng.normal(size=(T, B, 6))
     dfinal = [tuple(rng.normal(size=a.shape) for a in s) for s in state0]
     assert_same(ctrl.backward(caches, dq, dlogp, dfinal), rollout.backward(dq, dlogp, dfinal), "rollout.backward")
@@ -128,13 +128,24 @@ def test_the_stacked_weights_part_is_the_sum_over_steps():
     assert_same({k: sum(part[1][k] for part in parts) for k in grads}, grads, "grads")
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_transposed_product_is_the_product_with_the_transpose(dtype):
+@pytest.mark.parametrize("core", ["gru", "lstm"])
+def test_the_kept_transposes_give_the_same_backward(core):
     rng = np.random.default_rng(7)
-    w, d = rng.normal(size=(6, 9)).astype(dtype), rng.normal(size=(4, 9)).astype(dtype)
-    got = cores.transposed_product(w, d)
-    assert got.shape == (4, 6) and got.dtype == dtype and got.flags.c_contiguous
-    np.testing.assert_allclose(got, d @ w.T, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    B, D, H = 3, 4, 5
+    p = {k: rng.uniform(-0.9, 0.9, size=s) for k, s in cores.core_param_shapes(core, D, H).items()}
+    wt = cores.transposed(p)
+    assert set(wt) == {k for k in p if k.startswith("w")} and all(wt[k].flags.c_contiguous for k in wt)
+    x, h, c, dh, dc = (rng.normal(size=(B, n)) for n in (D, H, H, H, H))
+    if core == "gru":
+        cache = cores.gru_step_forward(x, h, p)[1]
+        dax, _ = cores.gru_state_backward(dh, cache)
+        assert_same(cores.gru_state_backward(dh, cache), cores.gru_state_backward(dh, cache, wt=wt), "state part")
+        assert_same(cores.gru_weights_backward(dax, cache), cores.gru_weights_backward(dax, cache, wt=wt), "weights")
+    else:
+        cache = cores.lstm_step_forward(x, h, c, p)[2]
+        da, _, _ = cores.lstm_state_backward(dh, dc, cache)
+        assert_same(cores.lstm_state_backward(dh, dc, cache), cores.lstm_state_backward(dh, dc, cache, wt=wt), "state")
+        assert_same(cores.lstm_weights_backward(da, cache), cores.lstm_weights_backward(da, cache, wt=wt), "weights")
 
 
 def counting(monkeypatch, module, name):
@@ -179,6 +190,6 @@ def test_a_resumed_run_equals_the_uninterrupted_run(tmp_path):
     assert main(common + ["--budget", "2000", "--out", split]) == 0
     assert main(["train", "--resume", "--out", split, "--budget", "4000"]) == 0
     a, b = resume_run(whole, log=lambda line: None), resume_run(split, log=lambda line: None)
-    assert a.state.chars == b.state.chars == 4000
+    assert a.state.chars == b.state.chars >= 4000
     for k in a.controller.params:
         assert np.array_equal(a.controller.params[k], b.controller.params[k]), k

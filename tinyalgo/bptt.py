@@ -52,8 +52,9 @@ def backward(controller, caches, dq, dlogp, dstate_final=None):
         return {k: grads[k] for k in controller.params}, dstate
     dhidden = dhidden.reshape(T, B, -1)
     dpre = [np.empty((T, B) + c.p["wx"].shape[1:], dtype=dhidden.dtype) for c in caches[0].cores]
+    wts = controller.transposed_weights()                    # made once, read at every step
     for t in range(T - 1, -1, -1):                           # the sweep over the states
-        pre_t, dstate = controller.cores_state_backward(dhidden[t], dstate, caches[t])
+        pre_t, dstate = controller.cores_state_backward(dhidden[t], dstate, caches[t], wts)
         for l, d in enumerate(pre_t):
             dpre[l][t] = d
         keep = caches[t].keep

@@ -9,10 +9,11 @@
 layer pairs of ``tinyalgo.layers`` and the core steps of ``tinyalgo.cores``;
 it returns a ``StepCache`` with each layer's cache by name.
 ``step_backward`` is its backward pass, the same pairs in reverse order, in
-four parts: ``heads_backward`` (the two heads, tanh and the "extra"
-layer), ``cores_state_backward`` (the core layers to their pre-activations
-and the state the step entered with), ``cores_weights_backward`` (the core
-layers' parameters and input) and ``embedding_backward``.
+parts: ``heads_backward`` (the two heads, tanh and the "extra" layer),
+``cores_state_backward`` (the core layers to their pre-activations and the
+state the step entered with), ``cores_weights_backward`` (the core layers'
+weights, dW = X^T dZ) and ``first_layer_backward`` (the embedding and the
+first core layer's input weights; ``embedding_backward`` for FF).
 Backpropagation through time (``tinyalgo.bptt``) runs the same parts over
 a rollout: ``cores_state_backward`` from the last step to the first, the
 others once for all its steps, since they read only their own step.
@@ -23,9 +24,10 @@ state, and no gradient flows back from them into the previous episode: the
 
 Training and evaluation go through ``rollout()``: the parameters are fixed
 while it lasts, so the embedding and the first core layer's input weights,
-two linear maps in a row, are multiplied once (``first_layer``), and each
-step gathers its first pre-activation from that product instead of
-multiplying the embedded observation by ``wx``.
+two linear maps in a row with nothing between them, are multiplied once
+(``first_layer``), and each step gathers its first pre-activation from
+that product instead of multiplying the embedded observation by ``wx``.
+``infer`` is ``step`` without keeping a cache (evaluation, the bootstrap).
 """
 from __future__ import annotations
 
@@ -39,7 +41,7 @@ from tinyalgo.host.memory import check_memory
 from tinyalgo.cores import (STATE_ARRAYS, gru_state_backward, gru_step_forward, gru_weights_backward,
                             lstm_state_backward, lstm_step_forward, lstm_weights_backward)
 from tinyalgo.cores import stack_caches as stack_core_caches
-from tinyalgo.cores import transposed_product
+from tinyalgo.cores import transposed
 from tinyalgo.layers import (AffineCache, OnehotCache, affine_backward, affine_forward, log_softmax_backward,
                              log_softmax_forward, onehot_affine_backward, onehot_affine_forward, tanh_backward,
                              tanh_forward)
@@ -276,25 +278,32 @@ class Controller:
         return grads, dx
         ### END SOLUTION
 
-    def cores_state_backward(self, dhidden, dstate, cache: StepCache):
+    def transposed_weights(self) -> list:
+        """Per core layer, contiguous transposes of its weights (``cores.transposed``),
+        made once by backpropagation through time for all its steps."""
+        return [transposed(p) for p in self.layers()]
+
+    def cores_state_backward(self, dhidden, dstate, cache: StepCache, wts=None):
         """The backward pass of one step's core layers, the last layer first,
         to their pre-activations and the state the step used.  dhidden (B, H):
         the gradient on the last layer's output from above; dstate: the
         gradient on the state the step returned (per layer (dh,) or (dh, dc)).
         Returns (per layer the gradient on its pre-activations (B, k H), the
         gradient on the state the step used: after the barrier, so
-        ``tinyalgo.bptt`` cuts it at the lanes that reset)."""
+        ``tinyalgo.bptt`` cuts it at the lanes that reset).  ``wts``:
+        ``transposed_weights()``, if the caller keeps them."""
         ### BEGIN SOLUTION
         dpre, dx, dstate_in = [None] * len(cache.cores), dhidden, list(dstate)
+        wts = wts if wts is not None else [None] * len(cache.cores)
         for l in range(len(cache.cores) - 1, -1, -1):
             if self.config.core == "gru":
-                dpre[l], dh = gru_state_backward(dx + dstate[l][0], cache.cores[l])
+                dpre[l], dh = gru_state_backward(dx + dstate[l][0], cache.cores[l], wt=wts[l])
                 dstate_in[l] = (dh,)
             else:
-                dpre[l], dh, dc = lstm_state_backward(dx + dstate[l][0], dstate[l][1], cache.cores[l])
+                dpre[l], dh, dc = lstm_state_backward(dx + dstate[l][0], dstate[l][1], cache.cores[l], wt=wts[l])
                 dstate_in[l] = (dh, dc)
-            if l > 0:
-                dx = dpre[l] @ cache.cores[l].p["wx"].T      # to the layer below, at the same step
+            if l > 0:                                        # to the layer below, at the same step
+                dx = dpre[l] @ (cache.cores[l].p["wx"].T if wts[l] is None else wts[l]["wx"])
         return dpre, dstate_in
         ### END SOLUTION
 
@@ -323,7 +332,7 @@ class Controller:
         P = self.params
         E, e, W = P["embed.w"], P["embed.b"], P["core0.wx"]
         dM, dm = onehot_affine_backward(dpre0, cache.embed)
-        return {"embed.w": transposed_product(W, dM), "embed.b": W @ dm, "core0.wx": E.T @ dM + np.outer(e, dm),
+        return {"embed.w": dM @ W.T, "embed.b": W @ dm, "core0.wx": E.T @ dM + np.outer(e, dm),
                 "core0.bx": dm}
         ### END SOLUTION
 

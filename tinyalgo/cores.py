@@ -75,12 +75,13 @@ class LSTMCache(NamedTuple):
     p: dict
 
 
-def transposed_product(w, d):
-    """d @ w.T for a weight matrix w (D, k) and gradient rows d (B, k) -> (B, D),
-    computed as (w @ d.T).T: the same numbers, and for the controller's shapes
-    (B = 20 rows, w of 200 x 600) BLAS runs this order about twice as fast as
-    a product with the transposed, strided w."""
-    return np.ascontiguousarray((w @ d.T).T)
+def transposed(p) -> dict:
+    """Contiguous copies of the transposes of a core layer's weight matrices,
+    {name: w.T}.  A backward pass multiplies by them at every step; BLAS runs
+    those products faster with a contiguous w.T than with the strided view,
+    so backpropagation through time makes them once (the parameters are fixed
+    during a rollout)."""
+    return {k: np.ascontiguousarray(v.T) for k, v in p.items() if k.startswith("w")}
 
 
 def gru_step_forward(x, h, p, ax=None):
@@ -118,31 +119,34 @@ def gru_step_backward(dh_new, cache: GRUCache):
     ### END SOLUTION
 
 
-def gru_state_backward(dh_new, cache: GRUCache):
+def gru_state_backward(dh_new, cache: GRUCache, wt=None):
     """The backward pass of one GRU step to its pre-activations and the
     state it entered with.  dh' (B, H) -> (dax (B, 3H): the gradients on the
-    pre-activations of z, r and the candidate, in wx's column order; dh (B, H))."""
+    pre-activations of z, r and the candidate, in wx's column order; dh (B, H)).
+    ``wt``: ``transposed(p)``, if the caller keeps one (else the views p[...].T)."""
     ### BEGIN SOLUTION
     h, z, r, cand, p = cache.h, cache.z, cache.r, cache.cand, cache.p
+    wt = wt if wt is not None else {k: v.T for k, v in p.items() if k.startswith("w")}
     H = h.shape[1]
     dcand = dh_new * z * (1.0 - cand * cand)          # through tanh: the candidate's pre-activation
     dz = dh_new * (cand - h) * z * (1.0 - z)          # through sigmoid: z's pre-activation
-    drh = transposed_product(p["whh"], dcand)         # dcand W_hh^T
+    drh = dcand @ wt["whh"]
     dr = drh * h * r * (1.0 - r)                      # r's pre-activation
     dax = np.concatenate([dz, dr, dcand], axis=1)     # (B, 3H): all three pre-activations
-    dh = dh_new * (1.0 - z) + drh * r + transposed_product(p["wh"], dax[:, :2 * H])   # z and r read h W_h + b_h
+    dh = dh_new * (1.0 - z) + drh * r + dax[:, :2 * H] @ wt["wh"]     # z and r read h W_h + b_h
     return dax, dh
     ### END SOLUTION
 
 
-def gru_weights_backward(dax, cache: GRUCache, inputs: bool = True):
+def gru_weights_backward(dax, cache: GRUCache, inputs: bool = True, wt=None):
     """The gradients on the input and the parameters, from the gradients on
     the pre-activations: each weight's is dW = X^T dZ, its input's rows times
     the gradient rows.  dax (N, 3H) -> (dx (N, D), grads {wx, bx, wh, bh, whh, bhh}).
     Row by row, so N may be one step's B lanes or T steps' T B stacked
     (``stack_caches``): the products then sum over the steps.  Without
     ``inputs``, dx is None and grads lack wx and bx (the controller's first
-    layer takes them through the embedding, ``Controller.first_layer_backward``)."""
+    layer takes them through the embedding, ``Controller.first_layer_backward``).
+    ``wt``: as for ``gru_state_backward``."""
     ### BEGIN SOLUTION
     h, rh, p = cache.h, cache.rh, cache.p
     H = h.shape[1]
@@ -151,7 +155,7 @@ def gru_weights_backward(dax, cache: GRUCache, inputs: bool = True):
     if not inputs:
         return None, grads
     grads.update(wx=cache.x.T @ dax, bx=dax.sum(0))
-    return transposed_product(p["wx"], dax), grads
+    return dax @ (p["wx"].T if wt is None else wt["wx"]), grads
     ### END SOLUTION
 
 
@@ -181,10 +185,11 @@ def lstm_step_backward(dh_new, dc_new, cache: LSTMCache):
     ### END SOLUTION
 
 
-def lstm_state_backward(dh_new, dc_new, cache: LSTMCache):
+def lstm_state_backward(dh_new, dc_new, cache: LSTMCache, wt=None):
     """The backward pass of one LSTM step to its pre-activations and the
     state it entered with.  (dh' (B, H), dc' (B, H)) -> (da (B, 4H): the
-    gradients on the pre-activations of i, f, o, g; dh (B, H); dc (B, H))."""
+    gradients on the pre-activations of i, f, o, g; dh (B, H); dc (B, H)).
+    ``wt``: as for ``gru_state_backward``."""
     ### BEGIN SOLUTION
     c, p = cache.c, cache.p
     i, f, o, g, tc = cache.i, cache.f, cache.o, cache.g, cache.tc
@@ -193,11 +198,11 @@ def lstm_state_backward(dh_new, dc_new, cache: LSTMCache):
                          dc_total * c * f * (1.0 - f),
                          dh_new * tc * o * (1.0 - o),
                          dc_total * i * (1.0 - g * g)], axis=1)
-    return da, transposed_product(p["wh"], da), dc_total * f
+    return da, da @ (p["wh"].T if wt is None else wt["wh"]), dc_total * f
     ### END SOLUTION
 
 
-def lstm_weights_backward(da, cache: LSTMCache, inputs: bool = True):
+def lstm_weights_backward(da, cache: LSTMCache, inputs: bool = True, wt=None):
     """The gradients on the input and the parameters from the gradients on
     the pre-activations, dW = X^T dZ.  da (N, 4H) -> (dx (N, D), grads
     {wx, bx, wh, bh}); N rows of one step or of T steps stacked.  Without
@@ -208,16 +213,21 @@ def lstm_weights_backward(da, cache: LSTMCache, inputs: bool = True):
     if not inputs:
         return None, grads
     grads.update(wx=cache.x.T @ da, bx=db.copy())
-    return transposed_product(cache.p["wx"], da), grads
+    return da @ (cache.p["wx"].T if wt is None else wt["wx"]), grads
     ### END SOLUTION
+
+
+# What ``*_weights_backward`` reads of a cache besides p: the inputs of the weight products.
+WEIGHT_INPUTS = {GRUCache: ("x", "h", "rh"), LSTMCache: ("x", "h")}
 
 
 def stack_caches(caches):
     """T caches of one core layer (GRUCache or LSTMCache, B rows each) as one
-    cache of T B rows, the step order kept, for ``*_weights_backward`` (an
-    input x the steps did not keep stays None)."""
-    c0 = caches[0]
-    return type(c0)(**{name: c0.p if name == "p" or getattr(c0, name) is None else
+    cache of T B rows, the step order kept, for ``*_weights_backward``: the
+    fields it reads (``WEIGHT_INPUTS``) stacked, the others None (as is an
+    input x the steps did not keep)."""
+    c0, keep = caches[0], WEIGHT_INPUTS[type(caches[0])]
+    return type(c0)(**{name: c0.p if name == "p" else None if name not in keep or getattr(c0, name) is None else
                        np.concatenate([getattr(c, name) for c in caches]) for name in c0._fields})
 
 
