@@ -126,10 +126,8 @@ class QTrainer:
 
     def __init__(self, cfg, controller=None, state: RunState = None, log=print):
         self.cfg, self.log = cfg, log
-        self.task = make_task(cfg.task, cfg.base, **({"extra_curriculum": cfg.extra_curriculum}
-                                                      if cfg.task == "addition3" else {}))
-        self.test_task = make_task(cfg.task, cfg.base, **({"extra_curriculum": False}
-                                                           if cfg.task == "addition3" else {}))
+        self.task = make_task(cfg.task, cfg.base, extra_curriculum=cfg.extra_curriculum)
+        self.test_task = make_task(cfg.task, cfg.base, extra_curriculum=False)
         self.rng = np.random.default_rng(cfg.seed)
         self.env = Environment(self.task, batch_size=cfg.batch, reward=cfg.reward, seed=0)
         self.curriculum = Curriculum(start=cfg.start, increment=cfg.increment, minimum=self.task.min_complexity,
