@@ -1,6 +1,6 @@
 """Microseconds per time step (all B lanes) of the hand-written controllers.
 
-    python benchmarks/bench_bptt.py [--default-malloc] [--smoke]
+    python benchmarks/bench_bptt.py [--default-malloc] [--smoke] [--cpu-time]
 
 Forward (training, with caches) and forward + backward (BPTT) over T = 50
 steps of B = 20 lanes, for FF, GRU and LSTM at 200 units in float32 and
@@ -8,18 +8,24 @@ float64, as the training loops run them (``Controller.rollout``); and the
 inference forward at B = 50, as evaluation runs it.  Median of repeats.
 The allocator is tuned as the command line tunes it
 (``tinyalgo.host.allocator``) unless ``--default-malloc`` is given.
-``--smoke``: 8 units, T = 3, one repeat.
+``--smoke``: 8 units, T = 3, one repeat; ``--cpu-time``: see ``timing.py``.
+It also runs on revisions before the one path (for comparisons side by side):
+there ``rollout`` takes (T, B) and the fast path is measured.
 """
+import inspect
+import os
 import sys
 
-from tinyalgo.host.threads import one_blas_thread
-
-one_blas_thread()                   # before NumPy loads, as the command line does
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")    # as tinyalgo.host.threads does, before NumPy loads
 import numpy as np  # noqa: E402
 
 from tinyalgo.controller import Controller, ControllerConfig  # noqa: E402
-from tinyalgo.host.allocator import keep_freed_memory  # noqa: E402
 from timing import median_seconds, smoke_or  # noqa: E402
+
+try:
+    from tinyalgo.host.allocator import keep_freed_memory
+except ImportError:                                     # revisions before the one path
+    from tinyalgo.fast.memory import keep_freed_memory
 
 SIZES, ACTIONS, SYMBOLS = (17, 17, 2, 5, 3), 8, 17
 
@@ -33,8 +39,10 @@ def bench(core, dtype, units=200, B=20, T=50, B_infer=50):
     dq = rng.normal(size=(T, B, ACTIONS)).astype(dtype)
     dlogp = rng.normal(size=(T, B, SYMBOLS)).astype(dtype)
 
+    sized = "T" in inspect.signature(ctrl.rollout).parameters   # revisions before the one path
+
     def forward():
-        state, rollout = ctrl.initial_state(B), ctrl.rollout()        # as the training loops do
+        state, rollout = ctrl.initial_state(B), ctrl.rollout(T, B) if sized else ctrl.rollout()   # as training does
         for t in range(T):
             _, _, state = rollout.step(obs[t], state, resets[t])
         return rollout
@@ -45,8 +53,8 @@ def bench(core, dtype, units=200, B=20, T=50, B_infer=50):
     obs_i = np.stack([np.stack([rng.integers(0, s, size=B_infer) for s in SIZES], axis=1) for _ in range(T)])
 
     def infer():
-        model = ctrl.rollout()                                      # as evaluation does
-        state = model.initial_state(B_infer)
+        model = ctrl.frozen() if sized else ctrl.rollout()          # as evaluation does
+        state = ctrl.initial_state(B_infer)
         for t in range(T):
             _, _, state = model.infer(obs_i[t], state)
 

@@ -1,14 +1,21 @@
-"""The benchmarks' one timing rule: the median over repeats of
-``time.perf_counter`` around a call (standard library only, so the PyTorch
-comparison can use it from an environment without tinyalgo), and their
-smoke mode: ``--smoke`` on any script's command line runs it at tiny sizes
-with one repeat, in a few seconds, to show that it still runs (CI runs every
-script so)."""
+"""The benchmarks' one timing rule: the median over repeats of ``CLOCK``
+around a call (standard library only, so the PyTorch comparison can use it
+from an environment without tinyalgo), and their two switches, read from
+any script's command line:
+
+* ``--smoke``: tiny sizes, one repeat, a few seconds, to show that the
+  script still runs (CI runs every script so);
+* ``--cpu-time``: ``CLOCK`` is the process's CPU time (``time.process_time``)
+  instead of the wall clock (``time.perf_counter``).  On a machine whose
+  cores other processes share, CPU time varies far less from run to run;
+  the two agree on an idle machine (one thread)."""
 import statistics
 import sys
 import time
 
 SMOKE = "--smoke" in sys.argv
+CPU_TIME = "--cpu-time" in sys.argv
+CLOCK = time.process_time if CPU_TIME else time.perf_counter
 
 
 def smoke_or(full, tiny):
@@ -21,8 +28,8 @@ def median_seconds(fn, repeats=7, calls=1):
     ``fn`` takes (each repeat times ``calls`` calls and divides)."""
     times = []
     for _ in range(1 if SMOKE else repeats):
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         for _ in range(calls):
             fn()
-        times.append((time.perf_counter() - t0) / calls)
+        times.append((CLOCK() - t0) / calls)
     return statistics.median(times)
