@@ -6,9 +6,9 @@ One step = all B = 20 lanes take a uniformly random joint action and write a
 random symbol (so lanes fail and restart often, as early in training).
 ``--smoke``: 50 steps, one repeat.
 """
-from tinyalgo.host.threads import one_blas_thread
+import os
 
-one_blas_thread()                   # before NumPy loads, as the command line does
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")    # as tinyalgo.host.threads does, before NumPy loads
 import numpy as np  # noqa: E402
 
 from tinyalgo.environment import Environment  # noqa: E402

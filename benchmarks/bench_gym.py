@@ -23,9 +23,9 @@ import argparse
 import statistics
 import time
 
-from tinyalgo.host.threads import one_blas_thread
+import os
 
-one_blas_thread()                   # before NumPy loads, as the command line does
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")    # as tinyalgo.host.threads does, before NumPy loads
 import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
 

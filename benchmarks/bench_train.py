@@ -12,10 +12,9 @@ the process's CPU time (``timing.py``).
 import argparse
 import statistics
 
-from tinyalgo.host.threads import one_blas_thread
+import os
 
-one_blas_thread()                   # before NumPy loads, as the command line does
-from tinyalgo.host.allocator import keep_freed_memory  # noqa: E402
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")    # as tinyalgo.host.threads does, before NumPy loads
 from tinyalgo.qtraining import QTrainer  # noqa: E402
 from tinyalgo.runs.config import QConfig  # noqa: E402
 from timing import CLOCK, CPU_TIME  # noqa: E402
@@ -30,6 +29,11 @@ args = parser.parse_args()
 units = 8 if args.smoke else 200
 if args.smoke:
     args.level, args.updates = 6, 5
+try:
+    from tinyalgo.host.allocator import keep_freed_memory
+except ImportError:                                  # revisions before the one path tuned it in their rollouts
+    def keep_freed_memory():
+        return None
 keep_freed_memory()                                  # as the command line does
 
 trainer = QTrainer(QConfig(task="addition", seed=0, start=args.level, dtype=args.dtype, units=units),

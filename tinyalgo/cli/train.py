@@ -26,6 +26,7 @@ from tinyalgo.cli.args import (
 from tinyalgo.cli.progress import Progress
 from tinyalgo.cli.sizes import check_memory, controller_bytes, environment_bytes
 from tinyalgo.controller import PARAM_COPIES
+from tinyalgo.host.allocator import keep_freed_memory
 from tinyalgo.qtraining import QTrainer
 from tinyalgo.runs.checkpoint import save_checkpoint
 from tinyalgo.runs.config import QConfig, SupervisedConfig
@@ -180,6 +181,7 @@ def cmd_train(args) -> int:
     check_mode_options(args)
     if args.resume and args.out is None:
         raise UsageError("--resume needs --out, the run directory to continue")
+    keep_freed_memory()                     # this process trains: rollouts reuse the heap (speed only)
     return train_supervised_cmd(args) if args.mode == "supervised" else train_qlearning(args)
 
 
