@@ -1,6 +1,6 @@
 """Automaton extraction and the machine agent, timed (tinyalgo.automata).
 
-    python benchmarks/bench_automata.py runs/models/addition-gru-s0/checkpoint.npz [--repeats 3]
+    python benchmarks/bench_automata.py runs/models/addition-gru-s0/checkpoint.npz [--repeats 3] [--smoke]
 
 Prints, as medians over the repeats: the extraction time (record, behaviour
 tags, clustering and minimisation) and lane-steps per second of
@@ -12,6 +12,7 @@ network (tinyalgo.evaluation.GreedyAgent).
 from __future__ import annotations
 
 import argparse
+import pathlib
 import statistics
 import time
 
@@ -21,6 +22,8 @@ from tinyalgo.automata import MachineAgent, extract
 from tinyalgo.runs.checkpoint import load_checkpoint
 from tinyalgo.environment import Environment
 from tinyalgo.evaluation import GreedyAgent, evaluate_complexity
+
+SMOKE_CHECKPOINT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "q-copy" / "checkpoint.npz"
 
 
 def replay_rate(machine, controller, task, lanes, complexity, steps):
@@ -47,13 +50,20 @@ def replay_rate(machine, controller, task, lanes, complexity, steps):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("checkpoint")
+    p.add_argument("checkpoint", nargs="?", default=None,
+                   help="a trained run's checkpoint (with --smoke: default the tests' small copy run)")
+    p.add_argument("--smoke", action="store_true", help="one repeat, 64 lanes, complexity 20")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--lanes", type=int, default=4096, help="lanes of the replay (default 4096)")
     p.add_argument("--complexity", type=int, default=2002,
                    help="complexity of the evaluations (default 2002: above 1000 the environment draws instances"
                         " per lane, not a pool of 64 per lane)")
     args = p.parse_args()
+    if args.smoke:
+        args.repeats, args.lanes, args.complexity = 1, 64, 20
+        args.checkpoint = args.checkpoint or str(SMOKE_CHECKPOINT)
+    if args.checkpoint is None:
+        p.error("give a checkpoint (or --smoke)")
     controller, extra = load_checkpoint(args.checkpoint)
     task = extra["config"]["task"]
     seconds, replay, whole, network, machine = [], [], [], [], None

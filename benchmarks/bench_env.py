@@ -1,19 +1,25 @@
 """Cost of one batched environment step and of drawing instances.
 
-    python benchmarks/bench_env.py
+    python benchmarks/bench_env.py [--smoke]
 
 One step = all B = 20 lanes take a uniformly random joint action and write a
 random symbol (so lanes fail and restart often, as early in training).
+``--smoke``: 50 steps, one repeat.
 """
-import tinyalgo  # noqa: F401  (first: one BLAS thread, as in training)
-import numpy as np
+import os
 
-from tinyalgo.environment import Environment
-from tinyalgo.tasks import make_task
-from timing import median_seconds
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")    # as tinyalgo.host.threads does, before NumPy loads
+import numpy as np  # noqa: E402
+
+from tinyalgo.environment import Environment  # noqa: E402
+from tinyalgo.tasks import make_task  # noqa: E402
+from timing import median_seconds, smoke_or  # noqa: E402
 
 
-def bench_step(task, batch=20, complexity=10, steps=2000):
+STEPS = smoke_or(2000, 50)
+
+
+def bench_step(task, batch=20, complexity=10, steps=STEPS):
     env = Environment(task, batch_size=batch, complexity=complexity, seed=0)
     rng = np.random.default_rng(0)
     actions = rng.integers(0, env.n_actions, size=(steps, batch))
@@ -34,7 +40,7 @@ def bench_draw(task, k=20, complexity=100):
     t = make_task(task)
     rng = np.random.default_rng(0)
     c = np.full(k, complexity)
-    return median_seconds(lambda: t.sample(rng, c), calls=200) * 1e6
+    return median_seconds(lambda: t.sample(rng, c), calls=smoke_or(200, 2)) * 1e6
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Grading, timed (tinyalgo.assignments): ``make`` and ``grade`` of a whole
 submission of every assignment.
 
-    python benchmarks/bench_grade.py [--repeats 5] [--workers 2 --class-size 8]
+    python benchmarks/bench_grade.py [--repeats 5] [--workers 2 --class-size 8] [--smoke]
 
 Prints, as medians over the repeats: the seconds of ``make`` (the copy and
 the instructor's folder), of ``grade`` on a solution copy (every test passes)
@@ -27,7 +27,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--class-size", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--smoke", action="store_true", help="one repeat, a class of one")
     args = parser.parse_args()
+    if args.smoke:
+        args.repeats, args.class_size, args.workers = 1, 1, 1
     names = list(ASSIGNMENTS)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)

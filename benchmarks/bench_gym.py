@@ -19,16 +19,17 @@ taken within a round, and the script prints the medians over rounds of the
 rates and of the ratios (this machine's speed drifts, so only figures of one
 run are compared).
 """
-import tinyalgo  # noqa: F401  (first: one BLAS thread)
-
 import argparse
 import statistics
 import time
 
-import gymnasium as gym
-import numpy as np
+import os
 
-import tinyalgo.gym as tg
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")    # as tinyalgo.host.threads does, before NumPy loads
+import gymnasium as gym  # noqa: E402
+import numpy as np  # noqa: E402
+
+import tinyalgo.gym as tg  # noqa: E402
 
 CARTPOLE = "CartPole-v1"
 
@@ -74,7 +75,10 @@ def main(argv=None) -> None:
     parser.add_argument("--vector-steps", type=int, default=10000,
                         help="vector steps per measurement (enough for each lane to draw several chunks)")
     parser.add_argument("--num-envs", type=int, default=64)
+    parser.add_argument("--smoke", action="store_true", help="one round of 100 steps (vector: 8 copies x 20 steps)")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.rounds, args.steps, args.vector_steps, args.num_envs = 1, 100, 20, 8
     classic = getattr(tg, "CLASSIC_IDS", {})
     if args.tasks == "all":
         ids = list(tg.ENV_IDS.values()) + list(classic.values())

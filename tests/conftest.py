@@ -3,7 +3,9 @@ import sys
 
 import pytest
 
-import tinyalgo  # noqa: F401  (first: it sets one BLAS thread before NumPy loads, as in a real run)
+from tinyalgo.host.threads import one_blas_thread
+
+one_blas_thread()                   # before NumPy loads, as the command line does
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))     # tests' shared helpers
 

@@ -1,10 +1,8 @@
 """tinyalgo assignment: the solution regions, the student copies, their grading
 tests (fail on the stubs, pass on the solution, name what a wrong solution
 gets wrong), the grader (the copy's package is the one tested), make's
-refusals, the fast twins stubbed in every copy and training on the reference
-path in a copy."""
+refusals, and training in a copy running the copy's functions."""
 import ast
-import inspect
 import json
 import os
 import pathlib
@@ -16,7 +14,7 @@ import pytest
 
 from tinyalgo.assignments import stubs
 from tinyalgo.assignments.grade import grade
-from tinyalgo.assignments.make import FAST_MESSAGE, GRADING, make, twins_of
+from tinyalgo.assignments.make import GRADING, make, twins_of
 from tinyalgo.assignments.registry import ASSIGNMENTS
 from tinyalgo.cli import assignment as cli
 
@@ -60,46 +58,6 @@ def outcomes(result):
     return {r["test"]: r for r in result["tests"]}
 
 
-def _code(line: str) -> str:
-    return line.split("#")[0].strip()
-
-
-def twin_lines(twin) -> list:
-    """The lines of ``twin``'s original body (and of its docstring if the copy
-    replaces it) found nowhere else in the package: what a copy must not show."""
-    source = (PACKAGE.parent / twin.path).read_text(encoding="utf-8")
-    first, end = stubs.body_span(source, twin.qualname, twin.path)
-    lines = source.splitlines()
-    if twin.docstring is not None:
-        first = stubs.docstring_node(stubs.find_function(ast.parse(source), twin.qualname)).lineno - 1
-    elsewhere = {_code(line) for path in PACKAGE.rglob("*.py") if path != PACKAGE.parent / twin.path
-                 for line in path.read_text(encoding="utf-8").splitlines()}
-    elsewhere |= {_code(line) for line in lines[:first] + lines[end:]}
-    return [_code(line) for line in lines[first:end] if _code(line) and _code(line) not in elsewhere]
-
-
-def check_twins_stubbed(out, twins):
-    """Every twin in the copy at ``out``: its signature and docstring (or the
-    registry's replacement), then only ``raise NotImplementedError(FAST_MESSAGE)``;
-    no line of its original body anywhere in the copy's package, not even in a comment."""
-    shown = set()                   # every line's code and its comment's text, so commented-out code counts
-    for path in (out / "tinyalgo").rglob("*.py"):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            shown |= {_code(line), line.partition("#")[2].strip()}
-    for t in twins:
-        original = stubs.find_function(ast.parse((PACKAGE.parent / t.path).read_text(encoding="utf-8")), t.qualname)
-        node = stubs.find_function(ast.parse((out / t.path).read_text(encoding="utf-8")), t.qualname)
-        assert ast.dump(node.args) == ast.dump(original.args), f"{t.qualname}: the signature changed"
-        assert ast.get_docstring(node) == (inspect.cleandoc(t.docstring) if t.docstring else
-                                           ast.get_docstring(original)), f"{t.qualname}: the docstring"
-        assert len(node.body) == 2 and isinstance(node.body[1], ast.Raise), f"{t.qualname} in {out.name} keeps a body"
-        assert ast.unparse(node.body[1]) == f"raise NotImplementedError({FAST_MESSAGE!r})"
-        hidden = twin_lines(t)
-        assert len(hidden) >= 4, f"{t.qualname}: too few lines of its own to check ({hidden})"
-        leaked = [line for line in hidden if line in shown]
-        assert not leaked, f"{t.module}.{t.qualname} in the {out.name} copy: its original lines {leaked[:5]}"
-
-
 def instructor(out) -> pathlib.Path:
     """The instructor's tests folder that ``make`` wrote beside the copy ``out``."""
     return pathlib.Path(f"{out}-instructor") / "tests"
@@ -118,12 +76,7 @@ def solution_copy(tmp_path_factory):
 
 
 def test_registry_matches_the_grading_tests_and_the_regions():
-    twinned = {a.name for a in ASSIGNMENTS.values() if a.twins}
-    assert twinned == {"layers", "gru_backward", "lstm_backward", "controller_backward", "bptt"}, twinned
-    for t in twins_of(ASSIGNMENTS.values()):
-        source = (PACKAGE.parent / t.path).read_text(encoding="utf-8")
-        assert t.module.startswith("tinyalgo.fast.") and stubs.find_function(ast.parse(source), t.qualname), t
-        assert stubs.BEGIN not in source, f"{t.path}: the fast path carries no solution markers"
+    assert twins_of(ASSIGNMENTS.values()) == [], "training runs the taught functions: nothing else to stub"
     assert len(ASSIGNMENTS) >= 8
     for a in ASSIGNMENTS.values():
         tree = ast.parse((GRADING / a.test_file).read_text(encoding="utf-8"))
@@ -216,18 +169,16 @@ def test_the_student_copy_runs_everything_not_stubbed(stub_copy):
             "p = {k: np.ones(s) for k, s in core_param_shapes('gru', 2, 3).items()}\n"
             "print(gru_step_forward(np.ones((2, 2)), np.zeros((2, 3)), p)[0].shape)\n"
             "try:\n    affine_backward(None, None)\nexcept NotImplementedError as e:\n    print(tinyalgo.__file__, e)\n"
-            "from tinyalgo.controller import REFERENCE, Controller\n"
-            "from tinyalgo.runs.options import TrainingOptions\n"
-            "import inspect\n"
-            "print(REFERENCE, inspect.signature(Controller).parameters['reference'].default,"
-            " TrainingOptions().reference)\n")
+            "import tinyalgo.controller, tinyalgo.bptt\n"
+            "print(tinyalgo.controller.__file__.startswith(tinyalgo.__file__[:-11]),"
+            " tinyalgo.bptt.__file__.startswith(tinyalgo.__file__[:-11]))\n")
     run = subprocess.run([sys.executable, "-c", code], cwd=out, env=env, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0] == "(2, 3)"
     assert lines[1].startswith(str(out)) and lines[1].endswith("see tutorial 02")
-    assert lines[2] == "False False False", "a copy trains as the package does: nothing rewritten"
-    for name in ("runs/options.py", "fast/__init__.py"):  # declared once, copied as is (controller.py holds stubs)
+    assert lines[2] == "True True", "a copy trains with its own controller and bptt"
+    for name in ("runs/options.py", "qtraining.py"):  # copied as is (controller.py holds stubs)
         assert (out / "tinyalgo" / name).read_text(encoding="utf-8") == (PACKAGE / name).read_text(encoding="utf-8")
     for name in ("README.md", "setup.cfg", "pyproject.toml", pathlib.Path("tests", "points.json")):
         assert (out / name).is_file(), name
@@ -236,40 +187,22 @@ def test_the_student_copy_runs_everything_not_stubbed(stub_copy):
         sorted(p.name for p in (PACKAGE.parent / "tutorials").glob("0[1-6]_*.py"))
     readme = (out / "README.md").read_text(encoding="utf-8")
     assert "pip install -e ." in readme
-    assert "tinyalgo train --reference" in readme and "tinyalgo.fast.bptt.backward" in readme
+    assert "tinyalgo train --task copy" in readme and "--reference" not in readme
 
 
-def test_no_fast_twin_keeps_its_body_in_any_copy(stub_copy, solution_copy, tmp_path):
-    for a in ASSIGNMENTS.values():
-        summary = make([a.name], tmp_path / a.name)
-        assert summary["fast_stubbed"] == [f"{t.module}:{t.qualname}" for t in a.twins]
-        check_twins_stubbed(tmp_path / a.name, a.twins)
-    everything = twins_of(ASSIGNMENTS.values())
-    assert len(everything) == 4
-    for out, summary, _ in (stub_copy, solution_copy):          # solution copies too
-        assert summary["fast_stubbed"] == [f"{t.module}:{t.qualname}" for t in everything]
-        check_twins_stubbed(out, everything)
-    untouched = make(["curriculum"], tmp_path / "none")         # no twin: fast/ as in the package
-    assert untouched["fast_stubbed"] == []
-    for path in (PACKAGE / "fast").glob("*.py"):
-        assert (tmp_path / "none" / "tinyalgo" / "fast" / path.name).read_text(encoding="utf-8") == \
-            path.read_text(encoding="utf-8"), path.name
-
-
-def test_train_in_a_solution_copy_takes_the_reference_path_when_asked(solution_copy, tmp_path):
-    out = solution_copy[0]
-    env = dict(os.environ, PYTHONPATH=str(out))
+def test_train_in_a_solution_copy_runs_the_solution_bodies(solution_copy, stub_copy, tmp_path):
     argv = [sys.executable, "-m", "tinyalgo", "train", "--task", "copy", "--budget", "2000", "--units", "16",
-            "--threads", "1", "--confirm-length", "0"]
-    run = subprocess.run(argv + ["--reference", "--out", str(tmp_path / "ref")], cwd=out, env=env,
-                         capture_output=True, text=True, timeout=120)
+            "--confirm-length", "0"]
+    out = solution_copy[0]
+    run = subprocess.run(argv + ["--out", str(tmp_path / "solution")], cwd=out,
+                         env=dict(os.environ, PYTHONPATH=str(out)), capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
-    log = json.loads((tmp_path / "ref" / "log.json").read_text(encoding="utf-8"))
-    assert log["config"]["reference"] is True
-    assert (tmp_path / "ref" / "checkpoint.npz").is_file()
-    run = subprocess.run(argv + ["--out", str(tmp_path / "fast")], cwd=out, env=env,
-                         capture_output=True, text=True, timeout=120)      # the fast path: stubbed in the copy
-    assert run.returncode != 0 and FAST_MESSAGE in run.stderr, run.stderr[-2000:]
+    assert (tmp_path / "solution" / "checkpoint.npz").is_file()
+    out = stub_copy[0]
+    run = subprocess.run(argv + ["--out", str(tmp_path / "stub")], cwd=out,
+                         env=dict(os.environ, PYTHONPATH=str(out)), capture_output=True, text=True,
+                         timeout=120)                                       # the stubs are what trains
+    assert run.returncode != 0 and "NotImplementedError" in run.stderr, run.stderr[-2000:]
 
 
 def test_two_assignments_make_one_copy_with_both_stubbed(tmp_path):

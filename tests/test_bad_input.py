@@ -282,14 +282,14 @@ def test_a_run_start_removes_a_stale_temporary_file(tmp_path, capsys):
     stale = out / f"{TEMP_PREFIX}{os.uname().nodename.replace('.', '-')}.{int(dead.stdout)}.checkpoint.npz.q.tmp"
     stale.write_bytes(b"half a checkpoint")
     assert main(["train", "--task", "copy", "--units", "8", "--budget", "300", "--confirm-length", "0",
-                 "--threads", "1", "--out", str(out)]) == 0
+                 "--out", str(out)]) == 0
     assert not stale.exists() and (out / "checkpoint.npz").exists()
 
 
 def test_a_run_another_process_trains_is_refused_before_work(workdir, capsys):
     before = listing(workdir)
     with held("run"):                                           # another tinyalgo is training it
-        assert main(["train", "--resume", "--out", "run", "--threads", "1"]) == 2
+        assert main(["train", "--resume", "--out", "run"]) == 2
     captured = capsys.readouterr()
     assert captured.err == "tinyalgo: error: run: another process is training this run; wait for it to end\n"
     assert captured.out == "" and listing(workdir) == before

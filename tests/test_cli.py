@@ -171,7 +171,7 @@ def test_a_closed_pipe_ends_quietly():
 def test_evaluate_takes_lengths_and_prints_both(tmp_path, capsys):
     out = str(tmp_path / "run")
     assert main(["train", "--task", "reverse", "--units", "8", "--budget", "500", "--confirm-length", "0",
-                 "--threads", "1", "--out", out]) == 0
+                 "--out", out]) == 0
     capsys.readouterr()
     assert main(["evaluate", out + "/checkpoint.npz", "--lengths", "10", "30", "--instances", "3"]) == 0
     text = capsys.readouterr().out
@@ -233,7 +233,7 @@ def test_progress_on_a_terminal_updates_one_line_in_place(monkeypatch):
 
 def test_train_prints_a_few_progress_lines_not_one_per_validation(tmp_path, capsys):
     assert main(["train", "--task", "copy", "--units", "8", "--budget", "3000", "--confirm-length", "0",
-                 "--threads", "1", "--out", str(tmp_path / "run")]) == 0
+                 "--out", str(tmp_path / "run")]) == 0
     out = capsys.readouterr().out
     status = [line for line in out.splitlines() if line.startswith("complexity ")]
     assert 1 <= len(status) <= 3 and "validation solved" not in out, out

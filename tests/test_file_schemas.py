@@ -22,7 +22,7 @@ from tinyalgo.runs.config import QConfig
 def run_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("run") / "r"
     assert main(["train", "--task", "copy", "--units", "8", "--budget", "3000", "--confirm-length", "0",
-                 "--threads", "1", "--out", str(out)]) == 0
+                 "--out", str(out)]) == 0
     return out
 
 

@@ -1,10 +1,9 @@
 """The package's layers, lowest first, and who may import whom.
 
 The paper's concepts sit at the top level of ``tinyalgo/`` and import only
-each other and ``host`` (the memory this process can get); the speed layer
-(``fast/``) imports the paper and plugs itself into
-``tinyalgo.controller.SPEED``; every subpackage above imports only what
-lies below it.  Every ``import`` is counted, also those inside functions, so
+each other and ``host`` (the memory this process can get, its threads);
+every subpackage above imports only what lies below it; importing
+``tinyalgo`` itself imports nothing.  Every ``import`` is counted, also those inside functions, so
 a lazy import cannot hide an upward one."""
 from __future__ import annotations
 
@@ -17,9 +16,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tinyalgo"
 # Lowest first (host: what the process gets from the machine, e.g. memory).  A module may import its own
 # layer and every layer before it;
 # layers on one line (a tuple) are siblings and do not import each other.
-LAYERS = ["host", "paper", "fast", "runs", "inspection", ("automata", "gym", "assignments"), "experiments", "cli"]
-# The package's wiring: importing tinyalgo registers the speed layer; ``python -m tinyalgo`` is the command line.
-WIRING = {"tinyalgo": {"fast"}, "tinyalgo.__main__": {"cli"}}
+LAYERS = ["host", "paper", "runs", "inspection", ("automata", "gym", "assignments"), "experiments", "cli"]
+# The package's wiring: ``python -m tinyalgo`` is the command line.
+WIRING = {"tinyalgo.__main__": {"cli"}}
 SUBPACKAGES = {name for layer in LAYERS for name in (layer if isinstance(layer, tuple) else (layer,))} - {"paper"}
 
 
@@ -81,14 +80,14 @@ def test_the_paper_imports_nothing_but_the_paper_and_the_host():
 
 
 def test_the_layering_check_sees_an_upward_import(tmp_path, monkeypatch):
-    """A paper module importing the speed layer (even lazily, inside a function) is caught."""
+    """A paper module importing a layer above it (even lazily, inside a function) is caught."""
     fake = tmp_path / "tinyalgo"
-    (fake / "fast").mkdir(parents=True)
+    (fake / "runs").mkdir(parents=True)
     (fake / "__init__.py").write_text("")
-    (fake / "fast" / "__init__.py").write_text("")
-    (fake / "environment.py").write_text("def f():\n    from tinyalgo.fast.lanes import Lanes\n")
+    (fake / "runs" / "__init__.py").write_text("")
+    (fake / "environment.py").write_text("def f():\n    from tinyalgo.runs.config import QConfig\n")
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
-    assert violations() == ["tinyalgo/environment.py:2: paper imports tinyalgo.fast.lanes (fast)"]
+    assert violations() == ["tinyalgo/environment.py:2: paper imports tinyalgo.runs.config (runs)"]
 
 
 def test_every_subpackage_has_a_layer():

@@ -14,7 +14,7 @@ from tinyalgo.runs.checkpoint import load_checkpoint
 from tinyalgo.cli import main
 from tinyalgo.cli.main import build_parser
 from tinyalgo.experiments import table1, table1_report
-from tinyalgo.runs.options import DEFAULT_THREADS, add_arguments, from_args, option, overrides_from_args, sweep_options
+from tinyalgo.runs.options import RETIRED, add_arguments, from_args, option, overrides_from_args, sweep_options
 from tinyalgo.runs.config import QConfig
 from tinyalgo.runs.config import SupervisedConfig
 
@@ -54,15 +54,14 @@ def test_one_declaration_makes_the_check_the_flags_the_job_and_the_csv_column(mo
 
 def test_the_train_flags_keep_their_names_and_defaults():
     parse = build_parser().parse_args
-    assert from_args(QConfig, parse(["train"])) == QConfig(threads=DEFAULT_THREADS)
-    assert from_args(SupervisedConfig, parse(["train", "--mode", "supervised"])) == SupervisedConfig(
-        task="addition", threads=DEFAULT_THREADS)
-    given = dict(controller="lstm", units=3, layers=2, seed=4, budget=100, dtype="float64", threads=1, reference=True,
+    assert from_args(QConfig, parse(["train"])) == QConfig()
+    assert from_args(SupervisedConfig, parse(["train", "--mode", "supervised"])) == SupervisedConfig(task="addition")
+    given = dict(controller="lstm", units=3, layers=2, seed=4, budget=100, dtype="float64",
                  discount="dynamic", gamma=0.9, q="one-step", penalty=False, reward="discretized",
                  exploration="release", greedy_lanes=2, solved_lr=0.03, solved_lr_after="pass", confirm_length=0,
                  confirm_passes=2, keep_best=False)
     argv = ["train", "--controller", "lstm", "--units", "3", "--layers", "2", "--seed", "4", "--budget", "100",
-            "--dtype", "float64", "--threads", "1", "--reference", "--discount", "dynamic", "--gamma", "0.9", "--q",
+            "--dtype", "float64", "--discount", "dynamic", "--gamma", "0.9", "--q",
             "one-step", "--no-penalty", "--reward", "discretized", "--exploration", "release", "--greedy-lanes", "2",
             "--solved-lr", "0.03", "--solved-lr-after", "pass", "--confirm-length", "0", "--confirm-passes", "2",
             "--no-keep-best"]
@@ -70,15 +69,18 @@ def test_the_train_flags_keep_their_names_and_defaults():
     assert {k: getattr(cfg, k) for k in given} == given
     assert from_args(SupervisedConfig, parse(["train", "--target", "50"])).target == 50
     ex = parse(["experiment", "table1", "--gamma", "0.9", "--greedy-lanes", "5", "--confirm-length", "0",
-                "--confirm-passes", "2", "--solved-lr", "0.03", "--solved-lr-after", "pass", "--reference"])
+                "--confirm-passes", "2", "--solved-lr", "0.03", "--solved-lr-after", "pass"])
     assert overrides_from_args(QConfig, ex) == dict(gamma=0.9, greedy_lanes=5, confirm_length=0, confirm_passes=2,
-                                                   solved_lr=0.03, solved_lr_after="pass", reference=True)
+                                                   solved_lr=0.03, solved_lr_after="pass")
     assert overrides_from_args(QConfig, parse(["experiment", "table1"])) == {}
 
 
-def test_reference_is_an_option_of_both_kinds_of_run():
-    assert QConfig().reference is False and SupervisedConfig().reference is False
-    assert QConfig(reference=True).reference is True and "reference" in sweep_options(QConfig)
+def test_options_that_changed_nothing_are_read_back_and_ignored():
+    for name in RETIRED:
+        assert not hasattr(QConfig(), name) and not hasattr(SupervisedConfig(), name)
+        assert name not in sweep_options(QConfig)
+    saved = dict(asdict(QConfig(task="copy")), reference=False, threads=2)
+    assert QConfig.from_saved(saved) == QConfig(task="copy")
 
 
 def test_saved_configs_read_back_with_the_values_older_runs_had():
@@ -88,7 +90,7 @@ def test_saved_configs_read_back_with_the_values_older_runs_had():
     old = QConfig.from_saved(extra["config"])
     assert (old.exploration, old.confirm_length, old.confirm_passes, old.keep_best, old.solved_lr_after) == \
         ("release", 0, 1, False, "solve")
-    assert old.greedy_lanes == 0 and old.reference is False and old.units == 16
+    assert old.greedy_lanes == 0 and old.units == 16
     with pytest.raises(ValueError, match="saved config has options this QConfig does not know: wobble"):
         QConfig.from_saved(dict(asdict(cfg), wobble=1))
 
@@ -100,7 +102,7 @@ def test_an_earlier_run_directory_resumes_and_evaluates(tmp_path, run, capsys):
     _, saved = load_checkpoint(out / "checkpoint.npz")
     assert main(["evaluate", str(out / "checkpoint.npz"), "--complexities", "8", "--instances", "3"]) == 0
     assert "copy (base 10), GRU-16" in capsys.readouterr().out
-    assert main(["train", "--resume", "--out", str(out), "--budget", "6000", "--threads", "1"]) == 0
+    assert main(["train", "--resume", "--out", str(out), "--budget", "6000"]) == 0
     assert f"resuming {out}: complexity 6, 3080 characters trained" in capsys.readouterr().out
     _, extra = load_checkpoint(out / "checkpoint.npz")
     assert extra["run"]["chars"] >= 6000 and extra["config"]["budget"] == 6000
@@ -113,4 +115,4 @@ def test_earlier_sweep_logs_give_their_rows():
     earlier = json.loads((FIXTURES / "table1" / "rows.json").read_text())
     assert [{k: r[k] for k in e} for r, e in zip(rows, earlier)] == earlier
     assert [(r["confirm_length"], r["confirm_passes"]) for r in rows] == [(1000, 5), (0, 1)]
-    assert all(r["reference"] is False and r["gamma"] == 1.0 for r in rows)
+    assert all(r["gamma"] == 1.0 for r in rows)

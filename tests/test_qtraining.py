@@ -53,12 +53,10 @@ def test_resume_continues_the_same_run():
     (dict(gamma=1.5), r"gamma must be in \(0, 1\]; got 1.5"),
     (dict(confirm_length=-1), "confirm_length must be at least 0; got -1"),
     (dict(confirm_passes=0), "confirm_passes must be at least 1"),
-    (dict(threads=4), "threads must be one of 1, 2; got 4"),
     (dict(solved_lr=-0.1), "solved_lr must be at least 0; got -0.1"),
     (dict(greedy_lanes=-1), r"greedy_lanes must be 0..19 \(at least one lane explores\); got -1"),
     (dict(greedy_lanes=20), r"greedy_lanes must be 0..19 \(at least one lane explores\); got 20"),
     (dict(batch=8, greedy_lanes=8), r"greedy_lanes must be 0..7"),
-    (dict(reference="yes"), "reference must be True or False; got 'yes'"),
     (dict(controller="rnn"), "controller must be one of ff, gru, lstm; got 'rnn'"),
 ])
 def test_bad_config(kw, message):

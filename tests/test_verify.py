@@ -748,7 +748,7 @@ def test_behaviour_tags_in_the_previous_symbols_context_never_mix_contexts():
     from tinyalgo.automata.behaviour import run_tests
     g = np.bincount(group).argmax()                         # the biggest context: tags are its one-step answers
     rows = np.nonzero(group == g)[0]
-    answers = run_tests(net.frozen(), rec.state[rows], keys[g][:4], np.unique(rec.obs[rows, 0])[:, None],
+    answers = run_tests(net.rollout(), rec.state[rows], keys[g][:4], np.unique(rec.obs[rows, 0])[:, None],
                         rec.n_moves, Vocabulary(10).NONE)
     same_answers = (answers[:, None, :] == answers[None, :, :]).all(axis=2)
     assert (same_answers == (narrow[rows][:, None] == narrow[rows][None, :])).all()
@@ -791,16 +791,14 @@ def test_every_instance_of_a_short_length_is_each_board_once_with_its_answer():
     assert run_on(m, every_instance("reverse", 10, 3))[0] == [True] * 1000
 
 
-def test_retraining_a_checkpoint_of_a_reference_run_trains_on_the_controllers_path(trained_reverse):
-    from dataclasses import replace
-
+def test_retraining_a_checkpoint_fixes_its_counterexample(trained_reverse):
     from tinyalgo.automata.retrain import retrain, solves
     _, cfg, state = trained_reverse
-    controller = _damaged(trained_reverse)                 # loaded as a checkpoint is: on the fast path
+    controller = _damaged(trained_reverse)
     counterexample = rebuild(verify(select_machine(controller))["instance"])
-    assert not controller.reference and not solves(controller, "reverse", 10, counterexample).any()
-    out = retrain(controller, replace(cfg, reference=True), state, [counterexample], max_updates=500, check_every=25)
-    assert out["fixed"] and solves(controller, "reverse", 10, counterexample).all() and not controller.reference
+    assert not solves(controller, "reverse", 10, counterexample).any()
+    out = retrain(controller, cfg, state, [counterexample], max_updates=500, check_every=25)
+    assert out["fixed"] and solves(controller, "reverse", 10, counterexample).all()
     with pytest.raises(ValueError, match="max_updates and check_every must be at least 1"):
         retrain(controller, cfg, state, [counterexample], max_updates=0)
 

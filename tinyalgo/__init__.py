@@ -1,13 +1,10 @@
-"""tinyalgo: "Learning Simple Algorithms from Examples" (Zaremba et al., 2016) in NumPy."""
-import os as _os
+"""tinyalgo: "Learning Simple Algorithms from Examples" (Zaremba et al., 2016) in NumPy.
 
-# The controller's matrices are small (20 x 200): one BLAS thread per process
-# is the fastest, and sweeps run several processes side by side.  Set these
-# variables before importing tinyalgo to override.
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    _os.environ.setdefault(_name, "1")
+The controller's matrices are small (20 x 200): one BLAS thread per process
+is the fastest, and sweeps run several processes side by side.  The command
+line, the sweeps and the benchmarks set ``OPENBLAS_NUM_THREADS=1`` (and the
+OpenMP and MKL equivalents) before NumPy loads, unless already set
+(``tinyalgo.host.threads``); a program that imports tinyalgo sets them itself.
+"""
 
 __version__ = "0.1.0"
-
-# The speed layer puts its rollout and inference view into tinyalgo.controller.SPEED (tinyalgo/fast/__init__.py).
-from tinyalgo import fast as _fast  # noqa: E402, F401

@@ -8,21 +8,26 @@
 ``step`` is the forward pass of one step for all B lanes, built from the
 layer pairs of ``tinyalgo.layers`` and the core steps of ``tinyalgo.cores``;
 it returns a ``StepCache`` with each layer's cache by name.
-``step_backward`` is its backward pass, the same pairs in reverse order.
-Backpropagation through time (``tinyalgo.bptt``) runs ``step_backward``
-over the list of a rollout's caches, from the last step to the first.
+``step_backward`` is its backward pass, the same pairs in reverse order, in
+parts: ``heads_backward`` (the two heads, tanh and the "extra" layer),
+``cores_state_backward`` (the core layers to their pre-activations and the
+state the step entered with), ``cores_weights_backward`` (the core layers'
+weights, dW = X^T dZ) and ``first_layer_backward`` (the embedding and the
+first core layer's input weights; ``embedding_backward`` for FF).
+Backpropagation through time (``tinyalgo.bptt``) runs the same parts over
+a rollout: ``cores_state_backward`` from the last step to the first, the
+others once for all its steps, since they read only their own step.
 
 Lanes that start a new episode at a step (``reset``) get a zero incoming
 state, and no gradient flows back from them into the previous episode: the
 *episode barrier*.
 
-Training goes through ``rollout(T, B)``: on the reference path
-(``Controller(..., reference=True)``) it steps with ``step`` and
-backpropagates with ``tinyalgo.bptt``; otherwise (``REFERENCE``, the
-default) with the speed layer's twins, which compute the same numbers up to
-float rounding.  The speed layer (``tinyalgo.fast``) imports this module and
-puts its rollout and inference view into ``SPEED`` when the package is
-imported; nothing here imports it.
+Training and evaluation go through ``rollout()``: the parameters are fixed
+while it lasts, so the embedding and the first core layer's input weights,
+two linear maps in a row with nothing between them, are multiplied once
+(``first_layer``), and each step gathers its first pre-activation from
+that product instead of multiplying the embedded observation by ``wx``.
+``infer`` is ``step`` without keeping a cache (evaluation, the bootstrap).
 """
 from __future__ import annotations
 
@@ -33,16 +38,13 @@ import numpy as np
 from tinyalgo import bptt
 from tinyalgo.controller_config import ControllerConfig, init_params
 from tinyalgo.host.memory import check_memory
-from tinyalgo.cores import STATE_ARRAYS, gru_step_backward, gru_step_forward, lstm_step_backward, lstm_step_forward
-from tinyalgo.layers import (affine_backward, affine_forward, log_softmax_backward, log_softmax_forward,
-                             onehot_affine_backward, onehot_affine_forward, tanh_backward, tanh_forward)
-
-# Whether a controller trains and infers on the reference path unless told otherwise: the default of the
-# ``reference`` training option (tinyalgo.runs.options) and of ``Controller``.
-REFERENCE = False
-# The speed layer's classes, filled in by tinyalgo.fast: "rollout" (controller, T, B) and "frozen" (controller).
-SPEED = {}
-THREADS = (1, 2)
+from tinyalgo.cores import (STATE_ARRAYS, gru_state_backward, gru_step_forward, gru_weights_backward,
+                            lstm_state_backward, lstm_step_forward, lstm_weights_backward)
+from tinyalgo.cores import stack_caches as stack_core_caches
+from tinyalgo.cores import transposed
+from tinyalgo.layers import (AffineCache, OnehotCache, affine_backward, affine_forward, log_softmax_backward,
+                             log_softmax_forward, onehot_affine_backward, onehot_affine_forward, tanh_backward,
+                             tanh_forward)
 
 CACHE_ARRAYS = {"ff": 0, "gru": 12, "lstm": 16}   # arrays of ``units`` numbers a step caches per core layer
 PARAM_COPIES = 4                  # parameters, gradients, a boundary copy and the best model's
@@ -70,16 +72,27 @@ def memory_bytes(units: int, layers: int, core: str, batch: int = 0, steps: int 
 
 
 class StepCache(NamedTuple):
-    """What one step of ``Controller.step`` keeps for its backward pass."""
+    """What one step of ``Controller.step`` keeps for its backward pass.
+    ``stack_caches`` makes one of T steps' worth of rows from T of them (the
+    row-wise parts; ``cores`` and ``keep`` stay per step)."""
 
     keep: np.ndarray        # (B, 1): 0 at lanes that started an episode at this step, else 1; None if none did
-    embed: tuple            # onehot_affine_forward's cache
+    embed: tuple            # onehot_affine_forward's cache (a layers.OnehotCache)
     cores: list             # per core layer: a cores.GRUCache or cores.LSTMCache
-    extra: tuple            # affine_forward's cache of the "extra" layer
+    extra: tuple            # affine_forward's cache of the "extra" layer (a layers.AffineCache)
     tanh: np.ndarray        # tanh_forward's cache
     q: tuple                # affine_forward's cache of the action head
     sym: tuple              # affine_forward's cache of the symbol head
     log_softmax: np.ndarray  # log_softmax_forward's cache
+
+
+class FirstLayer(NamedTuple):
+    """The embedding composed with the first core layer's input weights
+    ``wx``: both are linear, so onehot(obs) @ embed.w @ wx + embed.b @ wx + bx
+    is ``onehot_affine_forward(obs, offsets, w, b)`` with these w and b."""
+
+    w: np.ndarray           # (sum of the field sizes, k H): embed.w @ core0.wx
+    b: np.ndarray           # (k H,): embed.b @ core0.wx + core0.bx
 
 
 def episode_barrier(reset, dtype):
@@ -91,15 +104,26 @@ def episode_barrier(reset, dtype):
     return (~reset)[:, None].astype(dtype) if reset.any() else None
 
 
+def stack_caches(caches) -> StepCache:
+    """The row-wise parts of T step caches of B lanes as one cache of T B
+    rows (the embedding, the "extra" layer, tanh and the heads), the step
+    order kept: what ``heads_backward`` and ``embedding_backward`` take to do
+    all T steps in one call, and per core layer its T caches stacked
+    (``cores.stack_caches``) for ``cores_weights_backward``.  ``keep`` is None."""
+    c0 = caches[0]
+    rows = OnehotCache(np.concatenate([c.embed.rows for c in caches]), c0.embed.shape)
+    t = np.concatenate([c.tanh for c in caches])
+    extra_x = np.concatenate([c.extra.x for c in caches])
+    core_rows = [stack_core_caches([c.cores[l] for c in caches]) for l in range(len(c0.cores))]
+    return StepCache(keep=None, embed=rows, cores=core_rows, extra=AffineCache(extra_x, c0.extra.w), tanh=t,
+                     q=AffineCache(t, c0.q.w), sym=AffineCache(t, c0.sym.w),
+                     log_softmax=np.concatenate([c.log_softmax for c in caches]))
+
+
 class Controller:
-    """A controller: its configuration and a dict of named parameter arrays.
+    """A controller: its configuration and a dict of named parameter arrays."""
 
-    ``reference``: ``rollout`` and ``frozen`` take the reference path (the
-    taught layer pairs and ``tinyalgo.bptt``) or the speed layer's.  ``step``,
-    ``step_backward`` and ``infer`` are the reference path whatever it says."""
-
-    def __init__(self, config: ControllerConfig, params: dict | None = None, rng: np.random.Generator = None,
-                 reference: bool = REFERENCE):
+    def __init__(self, config: ControllerConfig, params: dict | None = None, rng: np.random.Generator = None):
         if not isinstance(config, ControllerConfig):
             raise ValueError(f"config must be a ControllerConfig; got {type(config).__name__}")
         if params is not None:
@@ -108,7 +132,7 @@ class Controller:
             check_memory([(memory_bytes(config.units, config.layers, config.core,
                                         itemsize=np.dtype(config.dtype).itemsize),
                            f"units {config.units}", f"the parameters of {config.layers} {config.core} layer(s)")])
-        self.config, self.reference, self.threads = config, bool(reference), 1
+        self.config = config
         self.task = None              # (task name, base) it was trained on, where known (make_controller, checkpoints)
         if params is None:
             params = init_params(config, rng if rng is not None else np.random.default_rng())
@@ -116,15 +140,6 @@ class Controller:
         self._layer_params = [{k.split(".", 1)[1]: v for k, v in params.items() if k.startswith(f"core{l}.")}
                               for l in range(config.layers if config.core != "ff" else 0)]
         self._layer_keys = [[(k, f"core{l}.{k}") for k in p] for l, p in enumerate(self._layer_params)]
-
-    def set_threads(self, threads: int) -> Controller:
-        """Threads of the fast path's BPTT: 1, or 2 to hand the weight-gradient
-        products to a helper thread (``tinyalgo.fast.bptt``).  The reference
-        path uses one."""
-        if threads not in THREADS:
-            raise ValueError(f"threads must be 1 or 2; got {threads!r}")
-        self.threads = threads
-        return self
 
     @property
     def dtype(self):
@@ -191,36 +206,144 @@ class Controller:
                 p[k] = P[name]
         return self._layer_params
 
-    # ------------------------------------------------------- reference path
-    def step(self, obs, state, reset=None):
+    # ------------------------------------------------------------ forward
+    def first_layer(self) -> FirstLayer | None:
+        """The embedding composed with core0's input weights for the current
+        parameters (None for FF, which has no core)."""
+        if not self._layer_params:
+            return None
+        P = self.params
+        return FirstLayer(P["embed.w"] @ P["core0.wx"], P["embed.b"] @ P["core0.wx"] + P["core0.bx"])
+
+    def step(self, obs, state, reset=None, first: FirstLayer | None = None, keep_cache: bool = True):
         """One step for all lanes.  obs int (B, F); state from
         ``initial_state`` or the previous step; reset bool (B,): lanes that
-        start an episode now.  Returns (q (B, A), logp (B, V), new state, StepCache)."""
+        start an episode now.  ``first``: ``first_layer()`` of the current
+        parameters, to gather the first pre-activation from (else the
+        embedding is multiplied by ``wx``).  Returns (q (B, A), logp (B, V),
+        new state, StepCache, or None without ``keep_cache``)."""
         P, obs = self.params, self.check_obs(obs)
         self.check_state(state, len(obs))
         if reset is not None and np.shape(reset) != (len(obs),):
             raise ValueError(f"reset must be None or a bool array of shape ({len(obs)},), one flag per lane;"
                              f" got shape {np.shape(reset)}")
         keep = episode_barrier(reset, self.dtype)
-        x, embed = onehot_affine_forward(obs, self.config._offsets, P["embed.w"], P["embed.b"])
+        offsets = self.config._offsets
+        ax = None if first is None else onehot_affine_forward(obs, offsets, first.w, first.b)[0]
+        if ax is None:
+            x, embed = onehot_affine_forward(obs, offsets, P["embed.w"], P["embed.b"])
+        else:                                               # the composed first layer: no embedding needed
+            x, embed = None, OnehotCache(obs + offsets, P["embed.w"].shape)
         new_state, core_caches = [], []
         for p, s in zip(self.layers(), state):
             if keep is not None:
                 s = tuple(a * keep for a in s)              # the episode barrier: a new episode starts from zero
             if self.config.core == "gru":
-                h, cache = gru_step_forward(x, s[0], p)
+                h, cache = gru_step_forward(x, s[0], p, ax=ax)
                 new_state.append((h,))
             else:
-                h, c, cache = lstm_step_forward(x, s[0], s[1], p)
+                h, c, cache = lstm_step_forward(x, s[0], s[1], p, ax=ax)
                 new_state.append((h, c))
             core_caches.append(cache)
-            x = h
+            x, ax = h, None
         a, extra = affine_forward(x, P["extra.w"], P["extra.b"])
         t, tanh_cache = tanh_forward(a)
         q, q_cache = affine_forward(t, P["q.w"], P["q.b"])
         scores, sym = affine_forward(t, P["sym.w"], P["sym.b"])
         logp, log_softmax = log_softmax_forward(scores)
+        if not keep_cache:
+            return q, logp, new_state, None
         return q, logp, new_state, StepCache(keep, embed, core_caches, extra, tanh_cache, q_cache, sym, log_softmax)
+
+    def infer(self, obs, state, reset=None, first: FirstLayer | None = None):
+        """``step`` without keeping a cache: (q, logp, new state)."""
+        q, logp, state, _ = self.step(obs, state, reset, first=first, keep_cache=False)
+        return q, logp, state
+
+    # ----------------------------------------------------------- backward
+    stack_caches = staticmethod(stack_caches)
+
+    def heads_backward(self, dq, dlogp, cache: StepCache):
+        """The backward pass of the two heads, tanh and the "extra" layer.
+        dq (N, A), dlogp (N, V) for the N rows of ``cache`` (one step's B
+        lanes, or T steps stacked by ``stack_caches``).  Returns (grads of
+        q, sym and extra, the gradient on the extra layer's input (N, H))."""
+        ### BEGIN SOLUTION
+        grads = {}
+        dt_q, grads["q.w"], grads["q.b"] = affine_backward(dq, cache.q)
+        dscores = log_softmax_backward(dlogp, cache.log_softmax)
+        dt_sym, grads["sym.w"], grads["sym.b"] = affine_backward(dscores, cache.sym)
+        da = tanh_backward(dt_q + dt_sym, cache.tanh)            # both heads read t
+        dx, grads["extra.w"], grads["extra.b"] = affine_backward(da, cache.extra)
+        return grads, dx
+        ### END SOLUTION
+
+    def transposed_weights(self) -> list:
+        """Per core layer, contiguous transposes of its weights (``cores.transposed``),
+        made once by backpropagation through time for all its steps."""
+        return [transposed(p) for p in self.layers()]
+
+    def cores_state_backward(self, dhidden, dstate, cache: StepCache, wts=None):
+        """The backward pass of one step's core layers, the last layer first,
+        to their pre-activations and the state the step used.  dhidden (B, H):
+        the gradient on the last layer's output from above; dstate: the
+        gradient on the state the step returned (per layer (dh,) or (dh, dc)).
+        Returns (per layer the gradient on its pre-activations (B, k H), the
+        gradient on the state the step used: after the barrier, so
+        ``tinyalgo.bptt`` cuts it at the lanes that reset).  ``wts``:
+        ``transposed_weights()``, if the caller keeps them."""
+        ### BEGIN SOLUTION
+        dpre, dx, dstate_in = [None] * len(cache.cores), dhidden, list(dstate)
+        wts = wts if wts is not None else [None] * len(cache.cores)
+        for l in range(len(cache.cores) - 1, -1, -1):
+            if self.config.core == "gru":
+                dpre[l], dh = gru_state_backward(dx + dstate[l][0], cache.cores[l], wt=wts[l])
+                dstate_in[l] = (dh,)
+            else:
+                dpre[l], dh, dc = lstm_state_backward(dx + dstate[l][0], dstate[l][1], cache.cores[l], wt=wts[l])
+                dstate_in[l] = (dh, dc)
+            if l > 0:                                        # to the layer below, at the same step
+                dx = dpre[l] @ (cache.cores[l].p["wx"].T if wts[l] is None else wts[l]["wx"])
+        return dpre, dstate_in
+        ### END SOLUTION
+
+    def cores_weights_backward(self, dpre, cache: StepCache) -> dict:
+        """The core layers' parameter gradients from ``dpre``, the gradients
+        on their pre-activations (per layer (N, k H)) for the N rows of
+        ``cache``; the first layer's input weights with the embedding, in
+        ``first_layer_backward``."""
+        ### BEGIN SOLUTION
+        grads = {}
+        weights_backward = gru_weights_backward if self.config.core == "gru" else lstm_weights_backward
+        for l in range(len(cache.cores)):
+            _, g = weights_backward(dpre[l], cache.cores[l], inputs=l > 0)
+            grads.update({f"core{l}.{k}": v for k, v in g.items()})
+        return grads
+        ### END SOLUTION
+
+    def first_layer_backward(self, dpre0, cache: StepCache) -> dict:
+        """The gradients of the embedding and of the first core layer's input
+        weights from ``dpre0`` (N, k H), the gradient on that layer's
+        pre-activations for the N rows of ``cache``.  The two maps compose
+        (``FirstLayer``): A = onehot M + m with M = E W, m = e W + b, so
+        onehot_affine_backward gives dM and dm, and the product rule
+        dE = dM W^T, de = dm W^T, dW = E^T dM + e^T dm, db = dm."""
+        ### BEGIN SOLUTION
+        P = self.params
+        E, e, W = P["embed.w"], P["embed.b"], P["core0.wx"]
+        dM, dm = onehot_affine_backward(dpre0, cache.embed)
+        return {"embed.w": dM @ W.T, "embed.b": W @ dm, "core0.wx": E.T @ dM + np.outer(e, dm),
+                "core0.bx": dm}
+        ### END SOLUTION
+
+    def embedding_backward(self, dx, cache: StepCache) -> dict:
+        """The backward pass of the embedding where no core layer follows it
+        (FF): dx (N, H), the gradient on its output for the N rows of
+        ``cache`` -> grads of embed.w and embed.b."""
+        ### BEGIN SOLUTION
+        dw, db = onehot_affine_backward(dx, cache.embed)
+        return {"embed.w": dw, "embed.b": db}
+        ### END SOLUTION
 
     def step_backward(self, dq, dlogp, dstate, cache: StepCache):
         """The backward pass of one ``step``.  dq (B, A), dlogp (B, V): the
@@ -229,29 +352,15 @@ class Controller:
         ``params``, the gradient on the state the step used: after the
         barrier, so ``tinyalgo.bptt`` cuts it at the lanes that reset)."""
         ### BEGIN SOLUTION
-        grads = {}
-        dt_q, grads["q.w"], grads["q.b"] = affine_backward(dq, cache.q)
-        dscores = log_softmax_backward(dlogp, cache.log_softmax)
-        dt_sym, grads["sym.w"], grads["sym.b"] = affine_backward(dscores, cache.sym)
-        da = tanh_backward(dt_q + dt_sym, cache.tanh)            # both heads read t
-        dx, grads["extra.w"], grads["extra.b"] = affine_backward(da, cache.extra)
-        dstate_in = list(dstate)
-        for l in range(len(cache.cores) - 1, -1, -1):
-            if self.config.core == "gru":
-                dx, dh, g = gru_step_backward(dx + dstate[l][0], cache.cores[l])
-                dstate_in[l] = (dh,)
-            else:
-                dx, dh, dc, g = lstm_step_backward(dx + dstate[l][0], dstate[l][1], cache.cores[l])
-                dstate_in[l] = (dh, dc)
-            grads.update({f"core{l}.{k}": v for k, v in g.items()})
-        grads["embed.w"], grads["embed.b"] = onehot_affine_backward(dx, cache.embed)
+        grads, dx = self.heads_backward(dq, dlogp, cache)
+        if not cache.cores:                                  # FF: the extra layer reads the embedding
+            grads.update(self.embedding_backward(dx, cache))
+            return grads, list(dstate)
+        dpre, dstate_in = self.cores_state_backward(dx, dstate, cache)
+        grads.update(self.cores_weights_backward(dpre, cache))
+        grads.update(self.first_layer_backward(dpre[0], cache))
         return grads, dstate_in
         ### END SOLUTION
-
-    def infer(self, obs, state, reset=None):
-        """``step`` without keeping a cache: (q, logp, new state)."""
-        q, logp, state, _ = self.step(obs, state, reset)
-        return q, logp, state
 
     def backward(self, caches, dq, dlogp, dstate_final=None):
         """Backpropagation through time over the ``StepCache`` list of T
@@ -259,43 +368,38 @@ class Controller:
         (T, B, V) -> (grads, gradient on the initial state)."""
         return bptt.backward(self, caches, dq, dlogp, dstate_final)
 
-    # -------------------------------------------------------------- training
-    def rollout(self, T: int, B: int):
-        """A rollout of up to T steps of B lanes with the parameters fixed:
-        ``.step(obs, state, reset) -> (q, scores, state)``, ``.infer(...)``,
-        then ``.backward(dq, dlogp) -> (grads, dstate0)`` once.  ``scores``:
-        the symbol head's log-probabilities (reference path) or raw scores
-        (fast path): the same argmax and softmax."""
-        return Rollout(self) if self.reference else SPEED["rollout"](self, T, B)
-
-    def frozen(self):
-        """An inference view of the current parameters, with ``initial_state``
-        and ``infer``: the controller itself on the reference path, the speed
-        layer's folded copy otherwise."""
-        return self if self.reference else SPEED["frozen"](self)
+    def rollout(self):
+        """A rollout with the parameters fixed until it ends (training's
+        unroll, or an evaluation): ``.step(obs, state, reset) -> (q, logp,
+        state)`` keeps each step's cache, ``.infer(...)`` keeps none,
+        ``.backward(dq, dlogp) -> (grads, dstate0)`` once at the end."""
+        return Rollout(self)
 
 
 class Rollout:
-    """The reference path's rollout: ``Controller.step`` at each step, its
-    caches in a list, and ``tinyalgo.bptt.backward`` over them."""
+    """T steps of ``Controller.step`` with the parameters fixed: the first
+    layer composed once (``Controller.first_layer``), the steps' caches in a
+    list, and ``tinyalgo.bptt.backward`` over them.  Make a new one after the
+    parameters change."""
 
     def __init__(self, controller: Controller):
-        self.controller, self.caches = controller, []
+        self.controller, self.caches, self.first = controller, [], controller.first_layer()
+        self.initial_state = controller.initial_state
 
     def step(self, obs, state, reset=None):
-        q, logp, state, cache = self.controller.step(obs, state, reset)
+        q, logp, state, cache = self.controller.step(obs, state, reset, first=self.first)
         self.caches.append(cache)
         return q, logp, state
 
     def infer(self, obs, state, reset=None):
-        return self.controller.infer(obs, state, reset)
+        return self.controller.infer(obs, state, reset, first=self.first)
 
     def backward(self, dq, dlogp, dstate_final=None):
         return bptt.backward(self.controller, self.caches, dq, dlogp, dstate_final)
 
 
 def rollout_forward(controller, obs, resets, state0):
-    """Run T reference steps: obs (T, B, F), resets (T, B) -> (q (T,B,A), logp (T,B,V), caches, final state)."""
+    """Run T steps: obs (T, B, F), resets (T, B) -> (q (T,B,A), logp (T,B,V), caches, final state)."""
     qs, logps, caches, state = [], [], [], state0
     for t in range(len(obs)):
         q, logp, state, cache = controller.step(obs[t], state, resets[t])
@@ -322,8 +426,8 @@ def check_params(config: ControllerConfig, params) -> None:
 def make_controller(env, cfg, seed: int) -> Controller:
     """A controller sized for ``env``'s observations, actions and vocabulary,
     as the run's configuration ``cfg`` says (controller, units, layers,
-    dtype, reference), its parameters drawn with ``seed``."""
+    dtype), its parameters drawn with ``seed``."""
     config = ControllerConfig.for_environment(env, cfg.controller, cfg.units, cfg.layers, cfg.dtype)
-    controller = Controller(config, rng=np.random.default_rng(seed), reference=cfg.reference)
+    controller = Controller(config, rng=np.random.default_rng(seed))
     controller.task = (env.task.name, env.task.base)
     return controller

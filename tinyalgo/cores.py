@@ -29,8 +29,10 @@ Stored fused: ``wx`` (D, 4H), ``bx`` (4H,), ``wh`` (H, 4H), ``bh`` (4H,).
 Feed-forward: no core and no state; its only memory is the previous action
 and the previous symbol in the observation (docs/original-release.md#observation).
 
-``tinyalgo.fast.cores`` computes the same steps with fewer NumPy calls; the
-training loops use it unless the controller is built with ``reference=True``.
+Each gate block's weights are one product: ``x @ wx`` gives the input's part
+of all the gates' pre-activations at once, ``h @ wh`` the state's.  The
+first layer's ``x @ wx`` may come precomputed (``ax``): the controller
+gathers it from the embedding composed with ``wx`` (``Controller.rollout``).
 """
 from __future__ import annotations
 
@@ -46,7 +48,8 @@ STATE_ARRAYS = {"ff": 0, "gru": 1, "lstm": 2}     # arrays of state per layer: (
 
 class GRUCache(NamedTuple):
     """What a GRU step keeps for its backward pass; every array (B, H)
-    except ``x`` (B, D).  ``rh`` = r * h, ``cand`` = h~."""
+    except ``x`` (B, D), None if the step was given ``ax`` without x.
+    ``rh`` = r * h, ``cand`` = h~."""
 
     x: np.ndarray
     h: np.ndarray
@@ -72,44 +75,97 @@ class LSTMCache(NamedTuple):
     p: dict
 
 
-def gru_step_forward(x, h, p):
+def transposed(p) -> dict:
+    """Contiguous copies of the transposes of a core layer's weight matrices,
+    {name: w.T}.  A backward pass multiplies by them at every step; BLAS runs
+    those products faster with a contiguous w.T than with the strided view,
+    so backpropagation through time makes them once (the parameters are fixed
+    during a rollout)."""
+    return {k: np.ascontiguousarray(v.T) for k, v in p.items() if k.startswith("w")}
+
+
+def gru_step_forward(x, h, p, ax=None):
     """One GRU step.  x (B, D), h (B, H), p = {wx, bx, wh, bh, whh, bhh}
-    -> (h' (B, H), GRUCache)."""
+    -> (h' (B, H), GRUCache).  ``ax`` (B, 3H): x @ wx + bx, if already known."""
     H = h.shape[1]
-    ax = x @ p["wx"] + p["bx"]                        # (B, 3H): the input's part of all three pre-activations
-    ah = h @ p["wh"] + p["bh"]                        # (B, 2H): the state's part of z and r
-    z = sigmoid(ax[:, :H] + ah[:, :H])
-    r = sigmoid(ax[:, H:2 * H] + ah[:, H:])
+    if ax is None:
+        ax = x @ p["wx"] + p["bx"]                    # (B, 3H): the input's part of all three pre-activations
+    zr = h @ p["wh"]                                  # (B, 2H): the state's part of z and r
+    zr += p["bh"]
+    zr += ax[:, :2 * H]
+    sigmoid(zr, out=zr)                               # both gates in one call
+    z, r = zr[:, :H], zr[:, H:]
     rh = r * h
-    cand = np.tanh(ax[:, 2 * H:] + rh @ p["whh"] + p["bhh"])
-    h_new = z * cand + (1.0 - z) * h
+    cand = rh @ p["whh"]
+    cand += p["bhh"]
+    cand += ax[:, 2 * H:]
+    np.tanh(cand, out=cand)
+    h_new = cand - h                                  # h' = z h~ + (1 - z) h = h + z (h~ - h)
+    h_new *= z
+    h_new += h
     return h_new, GRUCache(x, h, z, r, rh, cand, p)
 
 
 def gru_step_backward(dh_new, cache: GRUCache):
-    """dh' (B, H) -> (dx (B, D), dh (B, H), grads {wx, bx, wh, bh, whh, bhh})."""
+    """dh' (B, H) -> (dx (B, D), dh (B, H), grads {wx, bx, wh, bh, whh, bhh}).
+
+    In two parts: ``gru_state_backward`` to the pre-activations and the
+    entering state, then ``gru_weights_backward`` to the input and the
+    parameters (which backpropagation through time runs once for all steps)."""
     ### BEGIN SOLUTION
-    x, h, z, r, rh, cand, p = cache
-    H = h.shape[1]
-    dcand = dh_new * z * (1.0 - cand * cand)          # through tanh: the candidate's pre-activation
-    dz = dh_new * (cand - h) * z * (1.0 - z)          # through sigmoid: z's pre-activation
-    drh = dcand @ p["whh"].T
-    dr = drh * h * r * (1.0 - r)                      # r's pre-activation
-    dax = np.concatenate([dz, dr, dcand], axis=1)     # (B, 3H): all three pre-activations
-    dah = dax[:, :2 * H]                              # the part that h W_h + b_h reaches
-    dx = dax @ p["wx"].T
-    dh = dh_new * (1.0 - z) + drh * r + dah @ p["wh"].T
-    grads = {"wx": x.T @ dax, "bx": dax.sum(0), "wh": h.T @ dah, "bh": dah.sum(0),
-             "whh": rh.T @ dcand, "bhh": dcand.sum(0)}
+    dax, dh = gru_state_backward(dh_new, cache)
+    dx, grads = gru_weights_backward(dax, cache)
     return dx, dh, grads
     ### END SOLUTION
 
 
-def lstm_step_forward(x, h, c, p):
-    """One LSTM step.  x (B, D), h, c (B, H), p = {wx, bx, wh, bh}
-    -> (h' (B, H), c' (B, H), LSTMCache)."""
+def gru_state_backward(dh_new, cache: GRUCache, wt=None):
+    """The backward pass of one GRU step to its pre-activations and the
+    state it entered with.  dh' (B, H) -> (dax (B, 3H): the gradients on the
+    pre-activations of z, r and the candidate, in wx's column order; dh (B, H)).
+    ``wt``: ``transposed(p)``, if the caller keeps one (else the views p[...].T)."""
+    ### BEGIN SOLUTION
+    h, z, r, cand, p = cache.h, cache.z, cache.r, cache.cand, cache.p
+    wt = wt if wt is not None else {k: v.T for k, v in p.items() if k.startswith("w")}
     H = h.shape[1]
-    a = x @ p["wx"] + p["bx"] + h @ p["wh"] + p["bh"]      # (B, 4H)
+    dcand = dh_new * z * (1.0 - cand * cand)          # through tanh: the candidate's pre-activation
+    dz = dh_new * (cand - h) * z * (1.0 - z)          # through sigmoid: z's pre-activation
+    drh = dcand @ wt["whh"]
+    dr = drh * h * r * (1.0 - r)                      # r's pre-activation
+    dax = np.concatenate([dz, dr, dcand], axis=1)     # (B, 3H): all three pre-activations
+    dh = dh_new * (1.0 - z) + drh * r + dax[:, :2 * H] @ wt["wh"]     # z and r read h W_h + b_h
+    return dax, dh
+    ### END SOLUTION
+
+
+def gru_weights_backward(dax, cache: GRUCache, inputs: bool = True, wt=None):
+    """The gradients on the input and the parameters, from the gradients on
+    the pre-activations: each weight's is dW = X^T dZ, its input's rows times
+    the gradient rows.  dax (N, 3H) -> (dx (N, D), grads {wx, bx, wh, bh, whh, bhh}).
+    Row by row, so N may be one step's B lanes or T steps' T B stacked
+    (``stack_caches``): the products then sum over the steps.  Without
+    ``inputs``, dx is None and grads lack wx and bx (the controller's first
+    layer takes them through the embedding, ``Controller.first_layer_backward``).
+    ``wt``: as for ``gru_state_backward``."""
+    ### BEGIN SOLUTION
+    h, rh, p = cache.h, cache.rh, cache.p
+    H = h.shape[1]
+    dah, dcand = dax[:, :2 * H], dax[:, 2 * H:]       # the part that h W_h + b_h reaches; the candidate's
+    grads = {"wh": h.T @ dah, "bh": dah.sum(0), "whh": rh.T @ dcand, "bhh": dcand.sum(0)}
+    if not inputs:
+        return None, grads
+    grads.update(wx=cache.x.T @ dax, bx=dax.sum(0))
+    return dax @ (p["wx"].T if wt is None else wt["wx"]), grads
+    ### END SOLUTION
+
+
+def lstm_step_forward(x, h, c, p, ax=None):
+    """One LSTM step.  x (B, D), h, c (B, H), p = {wx, bx, wh, bh}
+    -> (h' (B, H), c' (B, H), LSTMCache).  ``ax`` (B, 4H): x @ wx + bx, if already known."""
+    H = h.shape[1]
+    if ax is None:
+        ax = x @ p["wx"] + p["bx"]
+    a = ax + h @ p["wh"] + p["bh"]                         # (B, 4H)
     i, f, o = sigmoid(a[:, :H]), sigmoid(a[:, H:2 * H]), sigmoid(a[:, 2 * H:3 * H])
     g = np.tanh(a[:, 3 * H:])
     c_new = f * c + i * g
@@ -118,18 +174,61 @@ def lstm_step_forward(x, h, c, p):
 
 
 def lstm_step_backward(dh_new, dc_new, cache: LSTMCache):
-    """(dh' (B, H), dc' (B, H)) -> (dx (B, D), dh (B, H), dc (B, H), grads {wx, bx, wh, bh})."""
+    """(dh' (B, H), dc' (B, H)) -> (dx (B, D), dh (B, H), dc (B, H), grads {wx, bx, wh, bh}).
+
+    In two parts, as ``gru_step_backward``: ``lstm_state_backward`` then
+    ``lstm_weights_backward``."""
     ### BEGIN SOLUTION
-    x, h, c, i, f, o, g, tc, p = cache
+    da, dh, dc = lstm_state_backward(dh_new, dc_new, cache)
+    dx, grads = lstm_weights_backward(da, cache)
+    return dx, dh, dc, grads
+    ### END SOLUTION
+
+
+def lstm_state_backward(dh_new, dc_new, cache: LSTMCache, wt=None):
+    """The backward pass of one LSTM step to its pre-activations and the
+    state it entered with.  (dh' (B, H), dc' (B, H)) -> (da (B, 4H): the
+    gradients on the pre-activations of i, f, o, g; dh (B, H); dc (B, H)).
+    ``wt``: as for ``gru_state_backward``."""
+    ### BEGIN SOLUTION
+    c, p = cache.c, cache.p
+    i, f, o, g, tc = cache.i, cache.f, cache.o, cache.g, cache.tc
     dc_total = dc_new + dh_new * o * (1.0 - tc * tc)       # c' reaches the loss directly and through h'
     da = np.concatenate([dc_total * g * i * (1.0 - i),     # (B, 4H): the pre-activations of i, f, o, g
                          dc_total * c * f * (1.0 - f),
                          dh_new * tc * o * (1.0 - o),
                          dc_total * i * (1.0 - g * g)], axis=1)
-    db = da.sum(0)
-    grads = {"wx": x.T @ da, "bx": db, "wh": h.T @ da, "bh": db.copy()}
-    return da @ p["wx"].T, da @ p["wh"].T, dc_total * f, grads
+    return da, da @ (p["wh"].T if wt is None else wt["wh"]), dc_total * f
     ### END SOLUTION
+
+
+def lstm_weights_backward(da, cache: LSTMCache, inputs: bool = True, wt=None):
+    """The gradients on the input and the parameters from the gradients on
+    the pre-activations, dW = X^T dZ.  da (N, 4H) -> (dx (N, D), grads
+    {wx, bx, wh, bh}); N rows of one step or of T steps stacked.  Without
+    ``inputs``: as ``gru_weights_backward``."""
+    ### BEGIN SOLUTION
+    db = da.sum(0)
+    grads = {"wh": cache.h.T @ da, "bh": db}
+    if not inputs:
+        return None, grads
+    grads.update(wx=cache.x.T @ da, bx=db.copy())
+    return da @ (cache.p["wx"].T if wt is None else wt["wx"]), grads
+    ### END SOLUTION
+
+
+# What ``*_weights_backward`` reads of a cache besides p: the inputs of the weight products.
+WEIGHT_INPUTS = {GRUCache: ("x", "h", "rh"), LSTMCache: ("x", "h")}
+
+
+def stack_caches(caches):
+    """T caches of one core layer (GRUCache or LSTMCache, B rows each) as one
+    cache of T B rows, the step order kept, for ``*_weights_backward``: the
+    fields it reads (``WEIGHT_INPUTS``) stacked, the others None (as is an
+    input x the steps did not keep)."""
+    c0, keep = caches[0], WEIGHT_INPUTS[type(caches[0])]
+    return type(c0)(**{name: c0.p if name == "p" else None if name not in keep or getattr(c0, name) is None else
+                       np.concatenate([getattr(c, name) for c in caches]) for name in c0._fields})
 
 
 def core_param_shapes(core: str, D: int, H: int) -> dict:

@@ -99,8 +99,7 @@ class Environment:
     def __init__(self, task, batch_size: int = 20, base: int = 10, complexity=None, reward: str = "binary",
                  seed=None, extra_curriculum: bool = True):
         if not isinstance(task, Task):
-            task = make_task(task, base, **({"extra_curriculum": extra_curriculum}
-                                            if task in ("addition3", "3-number-addition", "add3") else {}))
+            task = make_task(task, base, extra_curriculum=extra_curriculum)
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
             raise ValueError(f"batch_size must be an integer of at least 1; got {batch_size!r}")
         if reward not in REWARDS:

@@ -28,7 +28,7 @@ class GreedyAgent:
 
     def start(self, batch: int) -> None:
         """A new evaluation: the parameters are frozen for its duration."""
-        self.model = self.controller.frozen()
+        self.model = self.controller.rollout()
         self.state = self.model.initial_state(batch)
 
     def act(self, env: Environment, obs: np.ndarray, reset: np.ndarray):

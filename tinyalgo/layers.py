@@ -6,18 +6,39 @@ parameters.  Shapes: B lanes, D inputs, H outputs, F observation fields.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 
+class AffineCache(NamedTuple):
+    """What ``affine_forward`` keeps: its input x (B, D) and weights w (D, H)."""
+
+    x: np.ndarray
+    w: np.ndarray
+
+
+class OnehotCache(NamedTuple):
+    """What ``onehot_affine_forward`` keeps: ``rows`` int (B, F), the row of w
+    each field selects, and ``shape``, the shape of w."""
+
+    rows: np.ndarray
+    shape: tuple
+
+
 def affine_forward(x, w, b):
-    """out = x @ w + b.  x (B, D), w (D, H), b (H,) -> out (B, H)."""
-    return x @ w + b, (x, w)
+    """out = x @ w + b.  x (B, D), w (D, H), b (H,) -> out (B, H).
+
+    B may be any number of rows: the B lanes of one step, or the T B lanes
+    of T steps stacked, whose weight gradient ``affine_backward`` then sums
+    over the steps in one product."""
+    return x @ w + b, AffineCache(x, w)
 
 
 def affine_backward(dout, cache):
-    """dout (B, H) -> dx (B, D), dw (D, H), db (H,)."""
+    """dout (B, H) -> dx (B, D), dw (D, H) = x^T dout, db (H,)."""
     ### BEGIN SOLUTION
-    x, w = cache
+    x, w = cache.x, cache.w
     return dout @ w.T, x.T @ dout, dout.sum(axis=0)
     ### END SOLUTION
 
@@ -44,23 +65,25 @@ def onehot_affine_forward(obs, offsets, w, b):
     out = w[rows[:, 0]] + b
     for f in range(1, rows.shape[1]):
         out += w[rows[:, f]]
-    return out, (rows, w.shape)
+    return out, OnehotCache(rows, w.shape)
 
 
 def onehot_affine_backward(dout, cache):
     """dout (B, H) -> dw (sum(sizes), H), db (H,): each selected row gets dout."""
-    rows, shape = cache
-    counts = np.zeros((rows.shape[0], shape[0]), dtype=dout.dtype)
+    rows = cache.rows
+    counts = np.zeros((rows.shape[0], cache.shape[0]), dtype=dout.dtype)
     counts[np.arange(rows.shape[0])[:, None], rows] = 1.0
     return counts.T @ dout, dout.sum(axis=0)
 
 
 def tanh_forward(x):
+    """out = tanh(x), any shape; the cache is out itself."""
     out = np.tanh(x)
     return out, out
 
 
 def tanh_backward(dout, cache):
+    """dout -> dx = dout (1 - out^2), from the cached out."""
     ### BEGIN SOLUTION
     return dout * (1.0 - cache * cache)
     ### END SOLUTION

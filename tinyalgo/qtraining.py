@@ -89,7 +89,7 @@ def q_update(controller, env, lanes, cfg, level: int, rng, epsilon: float, greed
     v_hat = np.empty((T + 1, B))
     symbols = np.empty((T, B), dtype=np.int64)                       # the symbol a write must produce
     obs, hidden, reset = lanes
-    rollout = controller.rollout(T, B)                               # parameters are fixed until the SGD step
+    rollout = controller.rollout()                                   # parameters are fixed until the SGD step
     explore = rng.random((T, B)) < epsilon                           # epsilon-greedy, drawn for the whole rollout
     explore[:, :greedy_lanes] = False
     random_actions = rng.integers(0, A, size=(T, B))
@@ -126,20 +126,15 @@ class QTrainer:
 
     def __init__(self, cfg, controller=None, state: RunState = None, log=print):
         self.cfg, self.log = cfg, log
-        self.task = make_task(cfg.task, cfg.base, **({"extra_curriculum": cfg.extra_curriculum}
-                                                      if cfg.task == "addition3" else {}))
-        self.test_task = make_task(cfg.task, cfg.base, **({"extra_curriculum": False}
-                                                           if cfg.task == "addition3" else {}))
+        self.task = make_task(cfg.task, cfg.base, extra_curriculum=cfg.extra_curriculum)
+        self.test_task = make_task(cfg.task, cfg.base, extra_curriculum=False)
         self.rng = np.random.default_rng(cfg.seed)
         self.env = Environment(self.task, batch_size=cfg.batch, reward=cfg.reward, seed=0)
         self.curriculum = Curriculum(start=cfg.start, increment=cfg.increment, minimum=self.task.min_complexity,
                                      streak=cfg.streak)
         if controller is None:
             controller = make_controller(self.env, cfg, int(self.rng.integers(2 ** 31)))
-        elif controller.reference != cfg.reference:
-            raise ValueError(f"the controller is {'' if controller.reference else 'not '}on the reference path,"
-                             f" the run's configuration says reference={cfg.reference}")
-        self.controller = controller.set_threads(cfg.threads)
+        self.controller = controller
         self.agent = GreedyAgent(controller)
         if state is None:
             state = RunState(rng=self.rng.bit_generator.state, curriculum=self.curriculum.state())

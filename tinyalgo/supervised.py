@@ -29,7 +29,7 @@ def supervised_rollout(controller, env, obs, state, reset, T):
     """T steps along the ground truth; returns the gradients of the summed
     cross-entropies and the carried (obs, state, reset)."""
     B, ar = env.batch, np.arange(env.batch)
-    rollout = controller.rollout(T, B)                           # parameters are fixed during the rollout
+    rollout = controller.rollout()                               # parameters are fixed during the rollout
     dq = np.zeros((T, B, env.n_actions), dtype=controller.params["q.w"].dtype)
     dlogp = np.zeros((T, B, env.vocab.size), dtype=dq.dtype)
     for t in range(T):
@@ -56,7 +56,6 @@ def train_supervised(cfg, log=print, should_stop=lambda: False):
     curriculum = Curriculum(start=cfg.start, increment=cfg.increment, minimum=env.task.min_complexity)
     env.set_complexity(curriculum.sampler())
     controller = make_controller(env, cfg, int(rng.integers(2 ** 31)))
-    controller.set_threads(cfg.threads)
     agent = GreedyAgent(controller)
     state, obs = controller.initial_state(cfg.batch), env.observe()
     reset = np.ones(cfg.batch, dtype=bool)

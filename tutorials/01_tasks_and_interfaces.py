@@ -15,7 +15,10 @@
 # and which assignment, and the tutorial goes on without that cell.
 
 # %%
-import tinyalgo         # before NumPy: it asks for one BLAS thread, the fastest for small matrices
+from tinyalgo.host.threads import one_blas_thread
+
+one_blas_thread()       # before NumPy: one BLAS thread, the fastest for small matrices
+import tinyalgo  # noqa: E402
 import numpy as np
 
 from tinyalgo.environment import END_REASONS, Environment

@@ -9,14 +9,15 @@
 #
 # `tinyalgo.cores.gru_step_forward` returns h' and a cache (`GRUCache`, its
 # fields named x, h, z, r, rh, cand, p); `gru_step_backward(dh', cache)` returns
-# the gradients on x, on h and on every parameter.  These are the functions
-# that train the controller on the reference path (`tinyalgo train --reference`,
-# `Controller(..., reference=True)`): the last cell shows it.
+# the gradients on x, on h and on every parameter, in two parts:
+# `gru_state_backward` (to the gates' pre-activations and the entering state)
+# and `gru_weights_backward` (dW = X^T dZ).  These are the functions that
+# `tinyalgo train` trains the controller with: the last cell shows it.
 #
 # What you should see: every relative error below 1e-6 (about 1e-9 to 1e-11),
 # your own backward pass checked the same way (as given, zeros: wrong for every
-# array), the reference path calling `gru_step_backward` once per step of a
-# rollout, then the same checks passing for the affine, tanh and log-softmax
+# array), training calling `gru_state_backward` once per step of a rollout
+# and `gru_weights_backward` once for all its steps, then the same checks passing for the affine, tanh and log-softmax
 # pairs, the NLL loss worked by hand (-log 0.25 = 1.386294) and the LSTM step.
 # In an assignment's copy, a cell that needs a function you have not written
 # yet says so (`with skip_if_stub():`) and the tutorial goes on.
@@ -26,7 +27,7 @@ import numpy as np
 
 from tinyalgo import controller as controller_module
 from tinyalgo.controller import Controller, ControllerConfig
-from tinyalgo.cores import core_param_shapes, gru_step_backward, gru_step_forward
+from tinyalgo.cores import core_param_shapes, gru_state_backward, gru_step_backward, gru_step_forward
 from tinyalgo.gradcheck import check_gradients, format_report
 from tinyalgo.assignments.tutorial import skip_if_stub
 
@@ -100,9 +101,11 @@ else:
 
 # %% [markdown]
 # ## The same functions train the controller
-# A controller on the reference path steps with `gru_step_forward` and
-# backpropagates through time with `gru_step_backward`, once per step
-# (`tinyalgo.bptt`).  Count the calls over a rollout of T = 6 steps.
+# A controller steps with `gru_step_forward` and backpropagates through time
+# (`tinyalgo.bptt`) with the two parts of `gru_step_backward`: the state part
+# once per step, from the last to the first, then the weights part once, on
+# the T steps' caches stacked (dW = X^T dZ sums over the steps).  Count the
+# calls over a rollout of T = 6 steps.
 
 # %%
 calls = []
@@ -110,22 +113,22 @@ calls = []
 
 def counting_backward(dh_new, cache):
     calls.append(dh_new.shape)
-    return gru_step_backward(dh_new, cache)
+    return gru_state_backward(dh_new, cache)
 
 
 with skip_if_stub():
-    controller_module.gru_step_backward, taught = counting_backward, controller_module.gru_step_backward
+    controller_module.gru_state_backward, taught = counting_backward, controller_module.gru_state_backward
     try:
-        ctrl = Controller(ControllerConfig((5, 5, 2, 5, 3), n_actions=8, n_symbols=5, units=H), reference=True,
+        ctrl = Controller(ControllerConfig((5, 5, 2, 5, 3), n_actions=8, n_symbols=5, units=H),
                           rng=np.random.default_rng(1))
-        T, state, rollout = 6, ctrl.initial_state(B), ctrl.rollout(6, B)
+        T, state, rollout = 6, ctrl.initial_state(B), ctrl.rollout()
         for _t in range(T):
             obs = np.stack([rng.integers(0, s, size=B) for s in (5, 5, 2, 5, 3)], axis=1)
             q, scores, state = rollout.step(obs, state)
         rollout.backward(rng.normal(size=(T, B, 8)), rng.normal(size=(T, B, 5)))
     finally:
-        controller_module.gru_step_backward = taught
-    print(f"gru_step_backward called {len(calls)} times for {T} steps")
+        controller_module.gru_state_backward = taught
+    print(f"gru_state_backward called {len(calls)} times for {T} steps")
     assert len(calls) == T
 
 # %% [markdown]
@@ -201,4 +204,4 @@ with skip_if_stub():
 # * `layers` (affine and tanh backward, 8 points) and `softmax_nll`
 #   (log-softmax backward and the NLL loss, 7 points);
 # * `gru_backward` (8 points) and `lstm_backward` (8 points).
-# Once yours pass, `tinyalgo train --reference` in your copy trains with them.
+# Once yours pass, `tinyalgo train` in your copy trains with them.

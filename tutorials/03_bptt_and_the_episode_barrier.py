@@ -6,9 +6,10 @@
 # log-probabilities, the new state and a `StepCache` that names what each layer
 # kept (`embed`, `cores`, `extra`, `tanh`, `q`, `sym`, `log_softmax`, and `keep`,
 # the episode barrier).  `Controller.step_backward` is that step's backward pass;
-# `tinyalgo.bptt.backward` loops over the list of a rollout's caches from the
-# last step to the first.  These are the functions `tinyalgo train --reference`
-# trains with.
+# `tinyalgo.bptt.backward` runs its parts over the list of a rollout's caches:
+# the sweep over the states from the last step to the first, and the weight
+# gradients of all steps as one product each.  These are the functions
+# `tinyalgo train` trains with.
 #
 # A lane whose episode ends starts the next one at once.  The new episode's
 # first step sees a zero state (the forward pass multiplies the incoming state
@@ -26,7 +27,9 @@
 # %%
 import os
 
-import tinyalgo  # noqa: F401  (before NumPy: it asks for one BLAS thread, the fastest for small matrices)
+from tinyalgo.host.threads import one_blas_thread
+
+one_blas_thread()   # before NumPy: one BLAS thread, the fastest for small matrices
 import numpy as np
 
 from tinyalgo import bptt
@@ -66,7 +69,7 @@ assert resets.any(), "some lane starts a new episode inside the rollout"
 # can stop at any step and look inside (here the GRU's update gate z at step 2).
 
 # %%
-ctrl = Controller(ControllerConfig.for_environment(env, "gru", H), rng=np.random.default_rng(1), reference=True)
+ctrl = Controller(ControllerConfig.for_environment(env, "gru", H), rng=np.random.default_rng(1))
 state0 = [(rng.normal(size=(B, H)),)]                    # a random initial state: its gradient is checked too
 q, logp, caches, final = rollout_forward(ctrl, obs_seq, resets, state0)
 print("q", q.shape, "logp", logp.shape, "caches", len(caches), "fields", caches[0]._fields)

@@ -13,7 +13,10 @@
 # %%
 import os
 
-import tinyalgo         # before NumPy: it asks for one BLAS thread, the fastest for small matrices
+from tinyalgo.host.threads import one_blas_thread
+
+one_blas_thread()       # before NumPy: one BLAS thread, the fastest for small matrices
+import tinyalgo  # noqa: E402
 import numpy as np
 
 from tinyalgo.environment import ALL_WRITTEN, Environment
@@ -24,9 +27,8 @@ from tinyalgo.assignments.tutorial import show, skip_if_stub
 
 FAST = os.environ.get("TINYALGO_FAST") == "1"
 print("tinyalgo", tinyalgo.__version__, "- fast mode" if FAST else "")
-# reference=True trains with the code this tutorial teaches (tinyalgo.layers, cores, bptt); the default
-# fast path computes the same numbers faster, with the speed layer's twins (tinyalgo.fast).
-cfg = SupervisedConfig(reference=True, task="reverse", controller="ff", units=32 if FAST else 200, seed=0,
+# Training runs the code the tutorials teach (tinyalgo.layers, cores, controller, bptt).
+cfg = SupervisedConfig(task="reverse", controller="ff", units=32 if FAST else 200, seed=0,
                        target=100 if FAST else 1000, budget=200_000 if FAST else 2_000_000,
                        validate_every=5, val_instances=20 if FAST else 50)
 with skip_if_stub():
@@ -93,7 +95,7 @@ with skip_if_stub():
     adders = {}
     for core, units, budget in [("ff", 32, 30_000), ("gru", 64, 300_000)] if FAST else [("ff", 200, 1_000_000),
                                                                                           ("gru", 200, 1_000_000)]:
-        add_cfg = SupervisedConfig(reference=True, task="addition", controller=core, units=units, seed=0,
+        add_cfg = SupervisedConfig(task="addition", controller=core, units=units, seed=0,
                                    target=100 if FAST else 1000, budget=budget, validate_every=5,
                                    val_instances=20 if FAST else 50)
         adders[core] = train_supervised(add_cfg, log=lambda line: None)
@@ -175,7 +177,7 @@ with skip_if_stub():
 from tinyalgo.experiments.table2 import analyse, instance_statistics, probe_reverse, write_table2_figure
 
 with skip_if_stub():
-    lstm_cfg = SupervisedConfig(reference=True, task="reverse", controller="lstm", units=cfg.units, seed=0,
+    lstm_cfg = SupervisedConfig(task="reverse", controller="lstm", units=cfg.units, seed=0,
                                 target=cfg.target, budget=cfg.budget, validate_every=5, val_instances=cfg.val_instances)
     lstm, lstm_report = train_supervised(lstm_cfg, log=lambda line: None)
     results, stats = [], {}

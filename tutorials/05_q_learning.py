@@ -9,7 +9,10 @@
 # %%
 import os
 
-import tinyalgo         # before NumPy: it asks for one BLAS thread, the fastest for small matrices
+from tinyalgo.host.threads import one_blas_thread
+
+one_blas_thread()       # before NumPy: one BLAS thread, the fastest for small matrices
+import tinyalgo  # noqa: E402
 import numpy as np
 
 from tinyalgo.qlearning import dynamic_one_step_targets, lambda_returns, watkins_targets
@@ -112,9 +115,8 @@ with skip_if_stub():
 from tinyalgo.qtraining import QTrainer
 from tinyalgo.runs.config import QConfig
 
-# reference=True trains with the code this tutorial teaches (tinyalgo.layers, cores, bptt); the default
-# fast path computes the same numbers faster, with the speed layer's twins (tinyalgo.fast).
-cfg = QConfig(reference=True, task="copy", units=24 if FAST else 200, seed=0, budget=600_000 if FAST else 3_000_000,
+# Training runs the code the tutorials teach (tinyalgo.layers, cores, controller, bptt).
+cfg = QConfig(task="copy", units=24 if FAST else 200, seed=0, budget=600_000 if FAST else 3_000_000,
               test_length=20 if FAST else 100, report_lengths=(20, 60) if FAST else (100, 1000),
               confirm_length=60 if FAST else 1000,    # after the paper's solve, go on until this length passes
               val_instances=20 if FAST else 50, dtype="float64" if FAST else "float32")
@@ -212,7 +214,7 @@ with skip_if_stub():
     for name, switches in methods.items():
         for seed in seeds:
             t0 = time.perf_counter()
-            ablation = QConfig(reference=True, task="reverse", controller="ff", units=200, seed=seed,
+            ablation = QConfig(task="reverse", controller="ff", units=200, seed=seed,
                                budget=100_000 if FAST else 2_000_000, test_length=20 if FAST else 100,
                                report_lengths=(20,) if FAST else (100,), confirm_length=0,
                                val_instances=20 if FAST else 50, **switches)

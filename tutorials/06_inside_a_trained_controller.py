@@ -15,7 +15,10 @@
 # %%
 import os
 
-import tinyalgo         # before NumPy: it asks for one BLAS thread, the fastest for small matrices
+from tinyalgo.host.threads import one_blas_thread
+
+one_blas_thread()       # before NumPy: one BLAS thread, the fastest for small matrices
+import tinyalgo  # noqa: E402
 import numpy as np
 
 from tinyalgo.qtraining import QTrainer
@@ -24,9 +27,8 @@ from tinyalgo.assignments.tutorial import show, skip_if_stub
 
 FAST = os.environ.get("TINYALGO_FAST") == "1"
 print("tinyalgo", tinyalgo.__version__, "- fast mode" if FAST else "")
-# reference=True trains with the code this tutorial teaches (tinyalgo.layers, cores, bptt); the default
-# fast path computes the same numbers faster, with the speed layer's twins (tinyalgo.fast).
-cfg = QConfig(reference=True, task="reverse", controller="ff", units=200, seed=1, budget=250_000 if FAST else 3_000_000,
+# Training runs the code the tutorials teach (tinyalgo.layers, cores, controller, bptt).
+cfg = QConfig(task="reverse", controller="ff", units=200, seed=1, budget=250_000 if FAST else 3_000_000,
               test_length=20 if FAST else 100, report_lengths=(20,) if FAST else (100,), confirm_length=0,
               val_instances=20 if FAST else 50)
 with skip_if_stub():

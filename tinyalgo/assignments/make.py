@@ -11,16 +11,12 @@ grading tests (``grading/``) with ``points.json``, ``manifest.json``
 (``manifest.py``) and ``handout/``, the package as handed out, from which
 ``grade`` builds what it runs.
 
-Two more edits make every copy, student or solution, train on the student's
-functions:
-
-* the fast path's twins of the chosen assignments' functions
-  (``Assignment.twins``: the same gradients, vectorised or factored, in
-  ``tinyalgo/fast/``) keep their signature and docstring and raise
-  ``NotImplementedError`` (``stubs.stub_body``), so the answer cannot be read
-  there: training with ``--reference`` (``reference=True``) runs the
-  taught layers, cores and BPTT loop, the student's functions among them.
-  Nothing else in a copy differs from the package.
+Every copy, student or solution, trains on the student's functions:
+``tinyalgo train`` runs the taught layers, cores, controller and BPTT.  A
+function an assignment lists as a twin (``Assignment.twins``: the same
+gradients in another form) keeps its signature and docstring and raises
+``NotImplementedError`` (``stubs.stub_body``), so the answer cannot be read
+there.  Nothing else in a copy differs from the package.
 """
 from __future__ import annotations
 
@@ -71,8 +67,7 @@ build-backend = "setuptools.build_meta"
 """
 
 
-FAST_MESSAGE = ("the fast path is not part of this assignment's copy: train with --reference"
-                " (reference=True in the run's configuration)")
+FAST_MESSAGE = "this function is not part of this assignment's copy"
 
 def twins_of(chosen) -> list:
     """The fast twins of the assignments ``chosen``, each once, in registry order."""
@@ -143,9 +138,8 @@ def make(names, out, solution: bool = False, package=None, instructor=None, auto
     the instructor's folder into ``instructor`` (default ``<out>-instructor``).
     ``solution``: keep the solution bodies in the copy (an instructor's check
     copy, full points).  ``package``: the tinyalgo directory to copy (default:
-    this one).  The fast twins of the chosen functions are stubbed and the
-    reference path made the default in every copy, ``solution`` or not
-    (module docstring).  ``autograder="gradescope"`` also writes the
+    this one).  The twins of the chosen functions are stubbed in every copy,
+    ``solution`` or not (module docstring).  ``autograder="gradescope"`` also writes the
     autograder zip into the instructor's folder (``autograder.py``).
     Both folders are written in full or not at all.  Returns a summary:
     {"out", "instructor", "assignments", "stubbed": ["module:qualname"] (the
@@ -268,20 +262,18 @@ def student_readme(chosen, tutorials=()) -> str:
 
 
 def _training(chosen, student: bool) -> str:
-    """The paragraph on how a copy trains: the reference path with ``--reference``, the fast twins stubbed."""
+    """The paragraph on how a copy trains: ``tinyalgo train`` runs the taught functions."""
     twins = twins_of(chosen)
     you = "your" if student else "the student's"
     text = (f"## Training with {you} code\n\n"
-            "`tinyalgo train --reference` (in Python `reference=True` in the run's configuration, or "
-            "`Controller(..., reference=True)`) runs the reference path: the taught layers, cores and "
-            "backprop-through-time loop (`tinyalgo/layers.py`, `tinyalgo/cores.py`, `tinyalgo/bptt.py`), so "
+            "`tinyalgo train` runs the taught layers, cores, controller and backprop through time "
+            "(`tinyalgo/layers.py`, `tinyalgo/cores.py`, `tinyalgo/controller.py`, `tinyalgo/bptt.py`), so "
             f"training runs {you} functions wherever it uses them.  Once they are right, for example\n\n"
-            f"    tinyalgo train --reference --task copy --out run1\n\n"
-            f"trains a controller with them (slower than the package's fast path, the same maths).\n")
+            f"    tinyalgo train --task copy --out run1\n\n"
+            f"trains a controller with them.\n")
     if twins:
-        text += ("\nThe fast path's versions of these gradients (in `tinyalgo/fast/`) are not part of this "
-                 "copy: their bodies raise `NotImplementedError`, so training without `--reference` stops "
-                 "there with that message.\n\n" +
+        text += ("\nOther versions of these gradients are not part of this copy: their bodies raise "
+                 "`NotImplementedError`.\n\n" +
                  "\n".join(f"  - `{t.module}.{t.qualname}` ({t.path}): {t.computes}" for t in twins) + "\n")
     return text
 
@@ -308,10 +300,8 @@ Total: {total} points, about {minutes} minutes.
 {chr(10).join(f"- {a.name}: {a.title}.{chr(10)}{_functions(a)}" for a in chosen)}
 
 {_training(chosen, student=False)}
-The stubbed fast twins hold in every copy, solution copies included (a solution copy is what a
-correct student copy becomes): `tinyalgo train --reference` in a solution copy checks that the
-reference path trains with the solution bodies.  The rest of `tinyalgo/fast/` (the fast
-forward steps, frozen inference, the interfaces' lanes) is intact.
+`tinyalgo train` in a solution copy (what a correct student copy becomes) checks that training
+runs with the solution bodies.
 
 ## How the tests grade
 Every test is worth the points of `points.json`.  The grading tests run in the grader's own

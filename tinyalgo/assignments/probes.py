@@ -69,14 +69,12 @@ def lstm_step_backward(x, h, c, p, dh, dc):
 
 # -- the controller and BPTT -----------------------------------------------------------------------------------
 def _controller(config: dict, params: dict):
-    import inspect
-
+    """A Controller of ``config`` (ControllerConfig's fields) with ``params`` (None: drawn from seed 0)."""
     from tinyalgo.controller import Controller
     from tinyalgo.controller_config import ControllerConfig
     cfg = ControllerConfig(**dict(config, obs_sizes=tuple(config["obs_sizes"])))
-    extra = {"reference": True} if "reference" in inspect.signature(Controller).parameters else {}
     params = None if params is None else {k: np.array(v) for k, v in params.items()}
-    return Controller(cfg, params=params, rng=np.random.default_rng(0), **extra)
+    return Controller(cfg, params=params, rng=np.random.default_rng(0))
 
 
 def controller_step_backward(config, params, obs, state, dq, dlogp, dstate):

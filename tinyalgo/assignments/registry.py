@@ -10,12 +10,12 @@ out with the copy, in ``selfcheck/test_<name>.py``); ``points`` gives each
 grading test's worth.  ``uses`` lists the assignments whose functions those tests also run
 (made together, the tests pass once all of them are written).
 
-``twins`` names the functions of ``tinyalgo/fast/`` that compute the same
-gradients as the assignment's functions in another form (vectorised over
-steps, factored, fused): in a copy their bodies after the docstring are
-replaced by ``raise NotImplementedError`` (``stubs.stub_body``), so the
-answer cannot be read there.  They carry no solution markers: ``fast/`` is
-not taught.
+``twins`` names functions outside the taught modules that would compute the
+same gradients as the assignment's functions in another form: in a copy
+their bodies after the docstring are replaced by ``raise
+NotImplementedError`` (``stubs.stub_body``), so the answer cannot be read
+there.  The package has none at present: training runs the taught
+functions themselves.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ class Function:
 
 @dataclass(frozen=True)
 class Twin:
-    """A function of ``tinyalgo/fast/`` that computes what an assignment's
+    """A function outside the taught modules that computes what an assignment's
     functions compute: ``module`` (dotted), ``qualname``, ``computes`` (what
     of the answer it holds).  ``docstring``: the copy's docstring instead of
     the original, when the original states the answer's formulas."""
@@ -55,28 +55,12 @@ class Twin:
         return self.module.replace(".", "/") + ".py"
 
 
-FAST_BPTT = Twin("tinyalgo.fast.bptt", "backward",
-                 "the fast BPTT: both heads' affine backward and the extra layer's tanh and affine backward for all"
-                 " steps at once, the backward recursion through the cores' steps with the episode barrier, every"
-                 " weight gradient summed over steps")
-GRU_FACTORS = Twin("tinyalgo.fast.cores", "gru_backward_factors",
-                   "the GRU step backward's gate factors (candidate, z and r pre-activation gradients per dh')",
-                   docstring="The step-independent factors of the GRU backward pass, for T steps at once, from the"
-                             "\n    activations of T steps (each (T, B, H): the gates z, r, the state h entering each"
-                             "\n    step, r * h and the candidate c): the five (T, B, H) arrays that"
-                             "\n    ``gru_step_backward_factored`` multiplies by.")
-GRU_FACTORED = Twin("tinyalgo.fast.cores", "gru_step_backward_factored",
-                    "the GRU step backward to dx, dh and the pre-activation gradients")
-LSTM_PRE = Twin("tinyalgo.fast.cores", "lstm_step_backward_pre",
-                "the LSTM step backward to dx, dh, dc and the pre-activation gradients")
-
-
 # Off limits in every solution: the numerical gradient and what the grading tests compare with.  Everything
-# imported from tinyalgo.fast, tinyalgo.gradcheck and tinyalgo.assignments is refused too (screen.py).
+# imported from tinyalgo.gradcheck and tinyalgo.assignments is refused too (screen.py).
 OFF_LIMITS = ("numerical_gradient", "rel_error", "check_gradients", "gradient_errors", "assert_gradients",
               "assert_targets")
-# What runs a rollout's backward pass another way (the controller's own entry points and the fast path).
-OTHER_BACKWARDS = ("backward", "rollout", "Rollout", "frozen", "fast", "FrozenController")
+# What runs a rollout's backward pass another way (the controller's own entry points).
+OTHER_BACKWARDS = ("backward", "rollout", "Rollout")
 
 
 @dataclass(frozen=True)
@@ -88,7 +72,7 @@ class Assignment:
     tutorial: str                   # "02": tutorials/02_*.py teaches it
     minutes: int                    # expected time for a student
     uses: tuple = field(default=())
-    twins: tuple = field(default=())        # Twin: the same gradients in tinyalgo/fast/, stubbed in a copy
+    twins: tuple = field(default=())        # Twin: the same gradients in another form, stubbed in a copy
     forbidden: tuple = field(default=())    # names a solution may not call or name (besides OFF_LIMITS)
 
     @property
@@ -112,9 +96,7 @@ _A = [
          Function("tinyalgo.layers", "tanh_backward", "tanh_backward: dx of out = tanh(x), from the cached out")),
         {"test_affine_backward_by_hand": 2, "test_affine_backward_gradient_check": 3,
          "test_tanh_backward_by_hand": 1, "test_tanh_backward_gradient_check": 2},
-        "02", 30, twins=(FAST_BPTT,)),
-    # softmax_nll has no twin: fast.bptt.backward calls layers.log_softmax_backward itself (on all steps at
-    # once) and nothing in fast/ computes the NLL loss.
+        "02", 30),
     Assignment(
         "softmax_nll", "The log-softmax backward pass and the NLL loss of the symbol head",
         (Function("tinyalgo.layers", "log_softmax_backward",
@@ -127,32 +109,50 @@ _A = [
     Assignment(
         "gru_backward", "The backward pass of one GRU step",
         (Function("tinyalgo.cores", "gru_step_backward",
-                  "gru_step_backward: the gradients of one GRU step on x, h and every parameter"),),
+                  "gru_step_backward: the gradients of one GRU step on x, h and every parameter"),
+         Function("tinyalgo.cores", "gru_state_backward",
+                  "gru_state_backward: one GRU step back to its gates' pre-activations and the entering state"),
+         Function("tinyalgo.cores", "gru_weights_backward",
+                  "gru_weights_backward: dx and the parameter gradients dW = X^T dZ from the pre-activations")),
         {"test_gru_step_parameter_gradients": 4, "test_gru_step_input_and_state_gradients": 2,
          "test_gru_three_steps": 2},
-        "02", 90, twins=(GRU_FACTORS, GRU_FACTORED, FAST_BPTT)),
+        "02", 90),
     Assignment(
         "lstm_backward", "The backward pass of one LSTM step",
         (Function("tinyalgo.cores", "lstm_step_backward",
-                  "lstm_step_backward: the gradients of one LSTM step on x, h, c and every parameter"),),
+                  "lstm_step_backward: the gradients of one LSTM step on x, h, c and every parameter"),
+         Function("tinyalgo.cores", "lstm_state_backward",
+                  "lstm_state_backward: one LSTM step back to its gates' pre-activations and the entering state"),
+         Function("tinyalgo.cores", "lstm_weights_backward",
+                  "lstm_weights_backward: dx and the parameter gradients dW = X^T dZ from the pre-activations")),
         {"test_lstm_step_parameter_gradients": 4, "test_lstm_step_input_and_state_gradients": 2,
          "test_lstm_three_steps": 2},
-        "02", 60, twins=(LSTM_PRE, FAST_BPTT)),
+        "02", 60),
     Assignment(
         "controller_backward", "The backward pass of one controller step (embedding, cores, extra layer, two heads)",
         (Function("tinyalgo.controller", "Controller.step_backward",
-                  "Controller.step_backward: the layer and core backward passes of one step, in reverse order"),),
+                  "Controller.step_backward: the layer and core backward passes of one step, in reverse order"),
+         Function("tinyalgo.controller", "Controller.heads_backward",
+                  "Controller.heads_backward: the two heads, tanh and the extra layer, on any number of rows"),
+         Function("tinyalgo.controller", "Controller.cores_state_backward",
+                  "Controller.cores_state_backward: one step's core layers back to their pre-activations"),
+         Function("tinyalgo.controller", "Controller.cores_weights_backward",
+                  "Controller.cores_weights_backward: the core layers' parameter gradients"),
+         Function("tinyalgo.controller", "Controller.first_layer_backward",
+                  "Controller.first_layer_backward: the embedding and core0's input weights, composed"),
+         Function("tinyalgo.controller", "Controller.embedding_backward",
+                  "Controller.embedding_backward: the embedding's gradients where no core follows it (FF)")),
         {"test_step_backward_gru": 3, "test_step_backward_lstm_two_layers": 2, "test_step_backward_ff": 1},
-        "03", 60, uses=("layers", "softmax_nll", "gru_backward", "lstm_backward"), twins=(FAST_BPTT,),
+        "03", 60, uses=("layers", "softmax_nll", "gru_backward", "lstm_backward"),
         forbidden=OTHER_BACKWARDS + ("bptt",)),
     Assignment(
         "bptt", "Backpropagation through time over a list of step caches, with the episode barrier",
         (Function("tinyalgo.bptt", "backward",
-                  "bptt.backward: the loop from the last step to the first, summing the step gradients"
-                  " and cutting the state gradient at the episode barrier"),),
+                  "bptt.backward: the heads for all steps at once, the sweep from the last step to the first"
+                  " cutting the state gradient at the episode barrier, the weight gradients of all steps"),),
         {"test_bptt_gradient_check_gru": 4, "test_bptt_gradient_check_lstm": 2, "test_episode_barrier": 2},
         "03", 45, uses=("controller_backward", "layers", "softmax_nll", "gru_backward", "lstm_backward"),
-        twins=(FAST_BPTT,), forbidden=OTHER_BACKWARDS),
+        forbidden=OTHER_BACKWARDS),
     Assignment(
         "addition_ground_truth", "The ground-truth actions of addition and 3-number addition (the zig-zag)",
         (Function("tinyalgo.tasks.arithmetic", "_ColumnArithmetic._zigzag",

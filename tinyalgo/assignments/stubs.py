@@ -15,7 +15,7 @@ replaces the region, markers included, by one line
 ``raise NotImplementedError("<what>: see tutorial NN")``; the signature, the
 docstring and the code before the region (argument checks) stay.
 
-``stub_body`` stubs a whole function without markers (the fast path's twins
+``stub_body`` stubs a whole function without markers (an assignment's twins
 of the taught functions): everything after the docstring goes.
 """
 from __future__ import annotations

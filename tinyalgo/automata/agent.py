@@ -32,7 +32,7 @@ class MachineAgent:
         self.V = machine.n_inputs
         self.fallbacks, self.filled = 0, []
         self._raw = {tuple(r[:5]): int(r[5]) for r in machine.raw.tolist()}
-        self._model = controller.frozen() if controller is not None else None
+        self._model = controller.rollout() if controller is not None else None
 
     def start(self, batch: int) -> None:
         self.state = np.full(batch, self.machine.start, dtype=np.int64)

@@ -155,7 +155,7 @@ def behaviour_tags(rec, controller, depth: int = 1, tests: int = 16, seed: int =
     (drawn here if None).  Rows of different contexts never share a tag."""
     if depth < 1 or tests < 1:
         raise ValueError(f"behaviour tags need depth >= 1 and tests >= 1; got depth {depth}, tests {tests}")
-    T, model = len(rec), controller.frozen()
+    T, model = len(rec), controller.rollout()
     none = Vocabulary(rec.base).NONE
     extra_rng = np.random.default_rng([seed, 1])
     keys, group = contexts(rec, context)

@@ -83,7 +83,7 @@ def record(controller, task, complexities, instances: int = 50, base: int = 10, 
     complexities = [int(c) for c in complexities] if instances else []
     if not complexities and (canned is None or not len(canned)):
         raise ValueError("record needs at least one complexity and one instance, or canned instances")
-    model = controller.frozen()
+    model = controller.rollout()
     D = state_size(controller)
     rows = dict(state=[], obs=[], action=[], symbol=[], lane=[], first=[], done=[])
     def environments():                       # one at a time: each holds its own pool of instances

@@ -30,8 +30,6 @@ def retrain(controller, cfg, state: RunState, counterexamples: list, max_updates
     ``state`` (its RunState; None: the curriculum's start), with a share of
     the episodes on ``counterexamples`` (a list of one-instance batches).
 
-    It trains on the path the controller is on (reference or fast: the same
-    arithmetic, tests/test_fast.py), whatever the run's configuration says.
     Returns dict(fixed (solves every counterexample and the paper's test),
     updates, chars, solved_counterexamples, test_solved)."""
     if not counterexamples:
@@ -44,7 +42,7 @@ def retrain(controller, cfg, state: RunState, counterexamples: list, max_updates
     run = copy.deepcopy(state) if state is not None else None
     if run is not None:
         run.done = False
-    trainer = QTrainer(replace(cfg, budget=2 ** 62, seed=seed, reference=controller.reference), controller=controller,
+    trainer = QTrainer(replace(cfg, budget=2 ** 62, seed=seed), controller=controller,
                        state=run, log=lambda line: None)
     rng = np.random.default_rng(seed)
     trainer.start_segment()

@@ -27,7 +27,7 @@ ARROW_STEP = {"l": (-1, 0), "u": (0, -1), "d": (0, 1)}
 
 
 def make(task_name: str, base: int):
-    return make_task(task_name, base, **({"extra_curriculum": False} if task_name == "addition3" else {}))
+    return make_task(task_name, base, extra_curriculum=False)
 
 
 def replay(path) -> dict:
@@ -104,8 +104,9 @@ def _with_cells(inst: Instances, forced: dict) -> Instances:
     row[x0 - lo:x0 - lo + w] = inst.cells[0, 0]
     for x, s in forced.items():
         row[x - lo] = s
-    return Instances(row[None, None, :], np.array([lo]), inst.key, inst.targets, inst.n_outputs, inst.complexity,
-                     inst.actions, inst.n_steps, inst.clock)
+    return Instances(cells=row[None, None, :], x0=np.array([lo]), key=inst.key, targets=inst.targets,
+                     n_outputs=inst.n_outputs, complexity=inst.complexity, actions=inst.actions,
+                     n_steps=inst.n_steps, clock=inst.clock)
 
 
 def realise(task_name: str, base: int, n: int, facts: dict, rng, variants: int = 4):
@@ -264,9 +265,9 @@ def describe(task_name: str, inst: Instances) -> dict:
 def rebuild(d: dict) -> Instances:
     """The instance ``describe`` wrote (without its ground-truth actions), to run again."""
     n = d["n_outputs"]
-    return Instances(np.array([d["cells"]]), np.array([d["x0"]]), np.array([d["key"]]), np.array([d["targets"]]),
-                     np.array([n]), np.array([d["complexity"]]), np.full((1, 1), -1), np.array([0]),
-                     np.array([d["clock"]]))
+    return Instances(cells=np.array([d["cells"]]), x0=np.array([d["x0"]]), key=np.array([d["key"]]),
+                     targets=np.array([d["targets"]]), n_outputs=np.array([n]), complexity=np.array([d["complexity"]]),
+                     actions=np.full((1, 1), -1), n_steps=np.array([0]), clock=np.array([d["clock"]]))
 
 
 def confirm(machine, instances):

@@ -26,6 +26,7 @@ from tinyalgo.cli.args import (
 from tinyalgo.cli.progress import Progress
 from tinyalgo.cli.sizes import check_memory, controller_bytes, environment_bytes
 from tinyalgo.controller import PARAM_COPIES
+from tinyalgo.host.allocator import keep_freed_memory
 from tinyalgo.qtraining import QTrainer
 from tinyalgo.runs.checkpoint import save_checkpoint
 from tinyalgo.runs.config import QConfig, SupervisedConfig
@@ -37,7 +38,7 @@ from tinyalgo.tasks import TASKS
 
 CONFIGS = {"Q-learning": QConfig, "supervised": SupervisedConfig}
 MODES = {"q": QConfig, "supervised": SupervisedConfig}
-RESUME_OPTIONS = ("budget", "threads")          # what --resume can change; the rest is the saved run's
+RESUME_OPTIONS = ("budget",)          # what --resume can change; the rest is the saved run's
 
 
 def run_dir(args, cfg, mode: str) -> str:
@@ -50,7 +51,7 @@ def cli_options(cls) -> set:
 
 def check_mode_options(args) -> None:
     """Refuse the options of the other mode (e.g. --target with Q-learning) and,
-    with --resume, every option but --budget and --threads."""
+    with --resume, every option but --budget."""
     cls = MODES[args.mode]
     other = "supervised" if args.mode == "q" else "q"
     mode_words = {"q": "Q-learning (--mode q, the default)", "supervised": "supervised training (--mode supervised)"}
@@ -124,7 +125,7 @@ def run_qlearning(args, cfg, out: str) -> int:
     """Start the run of ``cfg`` in ``out``, or continue the one there (``cfg`` None), to its end."""
     if cfg is None:
         progress = Progress(0)
-        trainer = resume_run(out, log=progress, budget=args.budget, threads=args.threads)
+        trainer = resume_run(out, log=progress, budget=args.budget)
         progress.budget = trainer.cfg.budget
         check_run_memory(trainer.cfg)
         print(f"resuming {out}: complexity {trainer.curriculum.level}, {trainer.state.chars} characters trained")
@@ -180,6 +181,7 @@ def cmd_train(args) -> int:
     check_mode_options(args)
     if args.resume and args.out is None:
         raise UsageError("--resume needs --out, the run directory to continue")
+    keep_freed_memory()                     # this process trains: rollouts reuse the heap (speed only)
     return train_supervised_cmd(args) if args.mode == "supervised" else train_qlearning(args)
 
 
@@ -200,6 +202,6 @@ def register(sub) -> None:
                        help="run directory: checkpoint.npz, best.npz and log.json are written there"
                             " (default runs/<mode>-<task>-<controller>-s<seed>)")
     train.add_argument("--resume", action="store_true",
-                       help="continue the Q-learning run saved in --out, with its own options; --budget and"
-                            " --threads can be given (default off)")
+                       help="continue the Q-learning run saved in --out, with its own options; --budget can"
+                            " be given (default off)")
     train.set_defaults(func=cmd_train)

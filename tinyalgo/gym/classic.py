@@ -104,8 +104,9 @@ class _Classic(Task):
 
     def _instances(self, cells, lengths, targets, n_outputs, actions, n_steps) -> Instances:
         k = len(lengths)
-        return Instances(cells, np.ones(k, np.int64), np.zeros(k, np.int64), targets, n_outputs,
-                         self.time_limits(lengths, n_outputs), actions, n_steps, np.full(k, NO_CLOCK))
+        return Instances(cells=cells, x0=np.ones(k, np.int64), key=np.zeros(k, np.int64), targets=targets,
+                         n_outputs=n_outputs, complexity=self.time_limits(lengths, n_outputs), actions=actions,
+                         n_steps=n_steps, clock=np.full(k, NO_CLOCK))
 
 
 class _ClassicTape(_Classic):

@@ -102,7 +102,7 @@ def stack(parts, none: int) -> Instances:
 
     fields = {f: np.concatenate([getattr(p, f) for p in parts])
               for f in ("x0", "key", "n_outputs", "complexity", "n_steps", "clock")}
-    return Instances(joined([p.cells for p in parts], -1), targets=joined([p.targets for p in parts], none),
+    return Instances(cells=joined([p.cells for p in parts], -1), targets=joined([p.targets for p in parts], none),
                      actions=joined([p.actions for p in parts], -1), **fields)
 
 
@@ -135,7 +135,7 @@ def paper_course(task, base, complexity, curriculum, reward, advance_after, extr
     if curriculum not in (True, False):
         raise ValueError(f"curriculum must be True or False; got {curriculum!r}")
     extra = bool(curriculum) if extra_curriculum is None else extra_curriculum
-    t = make_task(name, base, **({"extra_curriculum": bool(extra)} if name == "addition3" else {}))
+    t = make_task(name, base, extra_curriculum=bool(extra))
     return Course(t, complexity, curriculum, advance_after)
 
 

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 from dataclasses import dataclass, field, fields
 
-from tinyalgo.controller import REFERENCE
 from tinyalgo.tasks import TASKS, make_task
 
-DEFAULT_THREADS = 2 if (os.cpu_count() or 1) >= 2 else 1
+# Options that runs saved once and that change nothing any more: read back and ignored.
+RETIRED = ("reference", "threads")
 UNSET = "<unset>"              # Option.saved_before of an option that runs have always saved
 
 
@@ -127,8 +126,9 @@ class Options:
     @classmethod
     def from_saved(cls, saved: dict):
         """The config saved as ``saved`` (``asdict`` of one, as checkpoints and
-        run logs hold it).  An option missing from it gets the value runs had
+        run logs hold it).  Options in ``RETIRED`` are ignored.  An option missing from it gets the value runs had
         before the option existed (its ``saved_before``), else its default."""
+        saved = {name: value for name, value in saved.items() if name not in RETIRED}
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(saved) - known)
         if unknown:
@@ -222,8 +222,6 @@ def overrides_from_args(cls, args) -> dict:
 
 
 CORES = ("ff", "gru", "lstm")
-REFERENCE_HELP = ("train on the reference path: the taught layer pairs and the BPTT loop over a list of named caches"
-                  " (tinyalgo.layers, tinyalgo.cores, tinyalgo.bptt); slower, the same maths")
 
 
 def task_option(default: str):
@@ -261,10 +259,6 @@ class TrainingOptions(Options):
     val_instances: int = option(50, "instances of each validation and test", minimum=1, cli=False)
     max_rollout: int = option(49, "the longest unroll: T = min(max_rollout, complexity + 5)", minimum=1, cli=False)
     dtype: str = option("float32", "floating-point type of parameters and activations", choices=("float32", "float64"))
-    threads: int = option(1, "2: backprop-through-time hands its weight gradients to a helper thread on a second"
-                             " core; 1: one core", choices=(1, 2), cli_default=DEFAULT_THREADS,
-                          default_text="2 on a multi-core machine, else 1")
-    reference: bool = option(REFERENCE, REFERENCE_HELP, sweep=True)
 
     def __post_init__(self):
         super().__post_init__()

@@ -78,18 +78,17 @@ def saved_run(extra: dict, **changes) -> tuple:
     return QConfig.from_saved({**extra["config"], **changes}), RunState(**extra["run"])
 
 
-def resume_run(out: str, log=print, budget: int | None = None, threads: int | None = None) -> QTrainer:
+def resume_run(out: str, log=print, budget: int | None = None) -> QTrainer:
     """The run saved in ``out``, ready to ``run()`` on (with a new ``budget``
-    and ``threads`` if given: neither changes what the run computes); its
+    if given); its
     config is read with ``QConfig.from_saved``, so runs saved before an
     option existed resume as they were."""
     ckpt = checkpoint_path(out)
     controller, extra = load_checkpoint(ckpt)
     if extra.get("mode") != "qlearning":
         raise ValueError(f"{ckpt} is not a Q-learning run (mode {extra.get('mode')!r})")
-    changes = {name: value for name, value in (("budget", budget), ("threads", threads)) if value is not None}
+    changes = {} if budget is None else {"budget": budget}
     cfg, state = saved_run(extra, **changes)
-    controller.reference = cfg.reference             # the saved run's path
     trainer = QTrainer(cfg, controller=controller, state=state, log=log)
     if state.best is not None:
         if os.path.exists(best_path(out)):

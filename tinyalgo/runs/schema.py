@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import MISSING, dataclass, fields
 
-from tinyalgo.runs.options import declared
+from tinyalgo.runs.options import declared, RETIRED
 
 
 class FileFormatError(ValueError):
@@ -124,7 +124,8 @@ def options_schema(cls) -> dict:
     """The schema of a configuration saved with ``asdict``: every declared
     option of ``cls`` (tinyalgo.runs.options), of its default's kind, in its
     declared range or choices.  Each is optional: a run saved before an
-    option existed lacks it (``Options.from_saved`` fills it in)."""
+    option existed lacks it (``Options.from_saved`` fills it in); a retired
+    option (``RETIRED``) is allowed, of any value."""
     schema = {}
     for name, (default, opt) in declared(cls).items():
         kind = _KINDS.get(type(default), "any")
@@ -135,6 +136,8 @@ def options_schema(cls) -> dict:
             kind = "number"
         schema[name] = Field(kind, minimum=lo, maximum=hi, choices=tuple(opt.choices) if opt.choices else None,
                              items=Field("int") if isinstance(default, tuple) else None, required=False)
+    for name in RETIRED:                        # saved by earlier runs; read back and ignored
+        schema.setdefault(name, Field("any", required=False))
     return schema
 
 

@@ -47,8 +47,9 @@ class _ColumnArithmetic(Task):
             cells = np.concatenate([first_row, cells], axis=1)
         targets = np.where(lengths_mask(n + 1, lmax + 1), result_lsd, self.vocab.NONE)
         x0 = np.full(k, 2 - lmax, dtype=np.int64)
-        return Instances(np.ascontiguousarray(cells), x0, np.zeros(k, np.int64), targets,
-                         n + 1, complexity, actions, steps, np.full(k, NO_CLOCK))
+        return Instances(cells=np.ascontiguousarray(cells), x0=x0, key=np.zeros(k, np.int64), targets=targets,
+                         n_outputs=n + 1, complexity=complexity, actions=actions, n_steps=steps,
+                         clock=np.full(k, NO_CLOCK))
 
 
 class Addition(_ColumnArithmetic):
@@ -75,10 +76,8 @@ class Addition3(_ColumnArithmetic):
     # In base 2 the last carry of three numbers can be 2, which is not a digit:
     # L + 1 output digits cannot hold the sum (the paper's App. B never solved it).
     min_base = 3
-
-    def __init__(self, base: int = 10, extra_curriculum: bool = True):
-        super().__init__(base)
-        self.extra_curriculum = extra_curriculum
+    min_base_reason = "the last carry of three numbers can be 2, not a digit in base 2"
+    has_extra_curriculum = True
 
     def sample(self, rng, complexities, level=None, low_accuracy=False):
         c = self.check_complexities(complexities)
@@ -132,6 +131,7 @@ class Multiplication(_ColumnArithmetic):
     written above its last digit (docs/original-release.md#multiplication).  Needs base >= 3."""
 
     name, rows, fill, factor, min_complexity, min_base = "multiplication", 2, "zero", 1, 1, 3
+    min_base_reason = "there is no multiplier digit >= 2 in base 2"
 
     def sample(self, rng, complexities, level=None, low_accuracy=False):
         n = self.check_complexities(complexities)

@@ -22,15 +22,20 @@ class Task:
     factor = 1               # the paper's conversion factor to complexity
     min_complexity = 1
     min_base = 2
+    min_base_reason = ""     # why a smaller base does not work, for the error message
+    has_extra_curriculum = False   # whether ``extra_curriculum`` changes what ``sample`` draws
 
-    def __init__(self, base: int = 10):
+    def __init__(self, base: int = 10, extra_curriculum: bool = True):
+        """``extra_curriculum``: the release's extra curriculum of easy
+        instances while training short ones, for a task that has one
+        (``has_extra_curriculum``: 3-number addition); on for training, off
+        at test.  Every task takes it, so that callers need not ask which."""
         base = check_base(base)
         if base < self.min_base:
-            why = {"multiplication": "there is no multiplier digit >= 2 in base 2",
-                   "addition3": "the last carry of three numbers can be 2, not a digit in base 2"}.get(self.name, "")
             raise ValueError(f"task {self.name!r} needs a base of at least {self.min_base}; got base {base}"
-                             + (f" ({why})" if why else ""))
+                             + (f" ({self.min_base_reason})" if self.min_base_reason else ""))
         self.base = base
+        self.extra_curriculum = bool(extra_curriculum) and self.has_extra_curriculum
         self.vocab = Vocabulary(base)
         self.n_moves = 2 if self.interface == "tape" else 4
         self.n_actions = 2 * self.n_moves

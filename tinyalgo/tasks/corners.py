@@ -23,8 +23,7 @@ def corner_instances(task_name: str, digits: int, base: int = 10) -> dict:
     """{name: Instances (one instance)} of ``digits`` digits for ``task_name``; {} for walk."""
     if digits < 1:
         raise ValueError(f"corner instances need at least one digit; got {digits}")
-    options = {"extra_curriculum": False} if task_name == "addition3" else {}
-    task, top, L = make_task(task_name, base, **options), base - 1, int(digits)
+    task, top, L = make_task(task_name, base, extra_curriculum=False), base - 1, int(digits)
     one = np.zeros(L, dtype=np.int64)
     one[0] = 1
     nines, zeros = np.full(L, top), np.zeros(L, dtype=np.int64)

@@ -60,12 +60,10 @@ def concatenate(parts, none: int) -> Instances:
         width = max(a.shape[-1] for a in arrays)
         return np.concatenate([np.pad(a, [(0, 0)] * (a.ndim - 1) + [(0, width - a.shape[-1])],
                                       constant_values=value) for a in arrays])
-    return Instances(pad([p.cells for p in parts], -1), *(np.concatenate([getattr(p, f) for p in parts])
-                                                         for f in ("x0", "key")),
-                     pad([p.targets for p in parts], none),
-                     *(np.concatenate([getattr(p, f) for p in parts]) for f in ("n_outputs", "complexity")),
-                     pad([p.actions for p in parts], -1),
-                     *(np.concatenate([getattr(p, f) for p in parts]) for f in ("n_steps", "clock")))
+    same = {f: np.concatenate([getattr(p, f) for p in parts])
+            for f in ("x0", "key", "n_outputs", "complexity", "n_steps", "clock")}
+    return Instances(cells=pad([p.cells for p in parts], -1), targets=pad([p.targets for p in parts], none),
+                     actions=pad([p.actions for p in parts], -1), **same)
 
 
 NO_CLOCK = np.iinfo(np.int64).max // 4

@@ -27,8 +27,9 @@ class Copy(Task):
         cells = np.where(col < n[:, None], digits, np.where(col == n[:, None], self.vocab.Q, -1))
         targets = np.where(col[:, :-1] < n[:, None], digits[:, :-1], self.vocab.NONE)
         actions = _pad_actions(n, width - 1, np.full((k, width - 1), self.action(RIGHT, 1)))
-        return Instances(cells[:, None, :], np.ones(k, np.int64), keys, targets, n.copy(),
-                         n.copy(), actions, n.copy(), np.full(k, NO_CLOCK))
+        return Instances(cells=cells[:, None, :], x0=np.ones(k, np.int64), key=keys, targets=targets,
+                         n_outputs=n.copy(), complexity=n.copy(), actions=actions, n_steps=n.copy(),
+                         clock=np.full(k, NO_CLOCK))
 
 
 class Reverse(Task):
@@ -57,5 +58,6 @@ class Reverse(Task):
         table = np.where(s < n[:, None], self.action(RIGHT, 0),
                          np.where(s == n[:, None], self.action(LEFT, 0), self.action(LEFT, 1)))
         steps = 2 * n + 1
-        return Instances(cells[:, None, :], np.zeros(k, np.int64), keys, targets, n.copy(),
-                         steps.copy(), _pad_actions(steps, 2 * nmax + 1, table), steps.copy(), np.full(k, NO_CLOCK))
+        return Instances(cells=cells[:, None, :], x0=np.zeros(k, np.int64), key=keys, targets=targets,
+                         n_outputs=n.copy(), complexity=steps.copy(), actions=_pad_actions(steps, 2 * nmax + 1, table),
+                         n_steps=steps.copy(), clock=np.full(k, NO_CLOCK))

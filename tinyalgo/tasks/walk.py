@@ -43,5 +43,6 @@ class Walk(Task):
         s = np.arange(int(steps.max()))[None, :]
         table = np.where(s < d[:, None], self.action(RIGHT, 0),
                          np.where(s == d[:, None], self.action(move[:, None], 0), self.action(move[:, None], 1)))
-        return Instances(arrow_sym.reshape(k, 1, 1), 1 + d, keys, targets, n_out,
-                         steps.copy(), _pad_actions(steps, s.shape[1], table), steps.copy(), steps.copy())
+        return Instances(cells=arrow_sym.reshape(k, 1, 1), x0=1 + d, key=keys, targets=targets, n_outputs=n_out,
+                         complexity=steps.copy(), actions=_pad_actions(steps, s.shape[1], table),
+                         n_steps=steps.copy(), clock=steps.copy())

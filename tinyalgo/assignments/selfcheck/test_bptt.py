@@ -17,7 +17,7 @@ OBS_SIZES, A, V, H = (4, 3, 2, 3, 3), 4, 3, 4
 def rollout_setup(core, layers, seed, T, B):
     rng = np.random.default_rng(seed)
     ctrl = Controller(ControllerConfig(OBS_SIZES, n_actions=A, n_symbols=V, core=core, units=H, layers=layers),
-                      rng=rng, reference=True)
+                      rng=rng)
     obs = np.stack([rng.integers(0, s, size=(T, B)) for s in OBS_SIZES], axis=2)
     state0 = [tuple(rng.normal(size=(B, H)) for _ in s) for s in ctrl.initial_state(B)]
     return rng, ctrl, obs, state0

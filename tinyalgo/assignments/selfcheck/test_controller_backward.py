@@ -15,7 +15,7 @@ OBS_SIZES, A, V = (4, 3, 2, 3, 3), 4, 3
 def check_step(core, layers, seed, B=3, H=4):
     rng = np.random.default_rng(seed)
     ctrl = Controller(ControllerConfig(OBS_SIZES, n_actions=A, n_symbols=V, core=core, units=H, layers=layers),
-                      rng=rng, reference=True)
+                      rng=rng)
     obs = np.stack([rng.integers(0, s, size=B) for s in OBS_SIZES], axis=1)
     state = [tuple(rng.normal(size=(B, H)) for _ in s) for s in ctrl.initial_state(B)]
     dq, dlogp = rng.normal(size=(B, A)), rng.normal(size=(B, V))

@@ -7,9 +7,10 @@ than 128 KiB is free, so the next rollout touches fresh pages again, and
 each page touched for the first time is a page fault.
 
 ``keep_freed_memory()`` asks glibc (``mallopt``) to keep up to ``trim_mib``
-of freed memory and to serve arrays below ``mmap_mib`` from the heap.  The
-trainers and the command line call it; it changes nothing but speed, and it
-does nothing where glibc is absent (macOS, Windows, musl).
+of freed memory and to serve arrays below ``mmap_mib`` from the heap.  It
+changes the process's allocator, so the library never calls it: ``tinyalgo
+train`` and the benchmarks do.  It changes nothing but speed, and it does
+nothing where glibc is absent (macOS, Windows, musl).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The allocator tuning (tinyalgo.fast.memory): keep_freed_memory() asks glibc's
+"""The allocator tuning (tinyalgo.host.allocator): keep_freed_memory() asks glibc's
 mallopt to keep freed memory and to serve large arrays from the heap, once per
 process, and does nothing (returns False) where the C library has no mallopt."""
 import ctypes
@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from tinyalgo.fast import memory
-from tinyalgo.fast.memory import keep_freed_memory
+from tinyalgo.host import allocator as memory
+from tinyalgo.host.allocator import keep_freed_memory
 
 MIB = 2 ** 20
 GLIBC = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
@@ -92,7 +92,7 @@ def test_no_c_library_at_all_is_a_no_op(fresh):
 PROBE = """
 import ctypes, sys
 import numpy as np
-from tinyalgo.fast.memory import keep_freed_memory
+from tinyalgo.host.allocator import keep_freed_memory
 
 class MallInfo2(ctypes.Structure):      # glibc's struct mallinfo2 (glibc >= 2.33)
     _fields_ = [(n, ctypes.c_size_t) for n in
