@@ -37,10 +37,18 @@ def write_body(out, assignment, body: str, function=0):
     path = out / f.path
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     stub = next(i for i, line in enumerate(lines) if "raise NotImplementedError" in line and
-                f"(assignment {assignment})" in line)
+                f"(assignment {assignment})" in line and f"{f.what.split(':')[0]}:" in line)
     indent = lines[stub][:len(lines[stub]) - len(lines[stub].lstrip())]
     lines[stub] = textwrap.indent(textwrap.dedent(body).strip("\n") + "\n", indent)
     path.write_text("".join(lines), encoding="utf-8")
+
+
+def write_solution(out, assignment, old: str = "", new: str = ""):
+    """Write the solution of every function of ``assignment`` into the copy at ``out`` (``old`` replaced by
+    ``new`` in them: a planted bug)."""
+    for k in range(len(ASSIGNMENTS[assignment].functions)):
+        write_body(out, assignment, solution_of(assignment, k).replace(old, new) if old else
+                   solution_of(assignment, k), function=k)
 
 
 def solution_of(assignment, function=0) -> str:
@@ -132,11 +140,11 @@ def test_what_is_ignored_and_a_zipped_folder(tmp_path):
 def test_an_endless_loop_costs_one_test(copy):
     write_body(copy, "dynamic_discount", "if r.shape == (2, 2):\n    while True:\n        pass\n" +
                solution_of("dynamic_discount"))
-    write_body(copy, "gru_backward", solution_of("gru_backward"))
-    result = grade_copy(copy, test_timeout=1.0)
+    write_solution(copy, "gru_backward")
+    result = grade_copy(copy, test_timeout=3.0)
     rows = {r["test"]: r for r in result["tests"]}
     assert rows["test_dynamic_targets_new_episode"]["outcome"] == "timeout"
-    assert "no answer within 1 s" in rows["test_dynamic_targets_new_episode"]["message"]
+    assert "no answer within 3 s" in rows["test_dynamic_targets_new_episode"]["message"]
     assert result["earned"] == 14 - 2
 
 
@@ -232,30 +240,32 @@ def test_grade_all_a_class_of_six_and_a_zip(tmp_path, capsys):
     honest = solution_of("dynamic_discount")
     kinds = {
         "ana_stub": None,
-        "ben_solution": {"gru_backward": solution_of("gru_backward"), "dynamic_discount": honest},
-        "cat_bug": {"gru_backward": solution_of("gru_backward").replace("\"bhh\": dcand.sum(0)",
-                                                                        "\"bhh\": 2 * dcand.sum(0)"),
+        "ben_solution": {"gru_backward": (), "dynamic_discount": honest},
+        "cat_bug": {"gru_backward": ("\"bhh\": dcand.sum(0)", "\"bhh\": 2 * dcand.sum(0)"),
                     "dynamic_discount": honest},
         "dan_cheat": {"gru_backward": "from tinyalgo.gradcheck import numerical_gradient\nreturn None",
                       "dynamic_discount": honest},
         "eve_syntax": {"gru_backward": "return (", "dynamic_discount": honest},
-        "fay_loop": {"gru_backward": solution_of("gru_backward"), "dynamic_discount": "while True:\n    pass"},
+        "fay_loop": {"gru_backward": (), "dynamic_discount": "while True:\n    pass"},
     }
     import shutil
     for student, bodies in kinds.items():
         shutil.copytree(out, room / student)
-        for assignment, body in (bodies or {}).items():
-            write_body(room / student, assignment, body)
+        for assignment, body in (bodies or {}).items():      # a tuple: the solution, with (old, new) replaced
+            if isinstance(body, tuple):
+                write_solution(room / student, assignment, *body)
+            else:
+                write_body(room / student, assignment, body)
     (room / "gus_empty").mkdir()
     shutil.make_archive(str(room / "hal_zip"), "zip", room / "ben_solution")
     (room / "ivy_broken.zip").write_bytes(b"not a zip")
     assert cli.main(["grade-all", str(room), "--tests", str(tests), "--csv", str(tmp_path / "grades.csv"),
-                     "--test-timeout", "1", "--submission-timeout", "20"]) == 0
+                     "--test-timeout", "5", "--submission-timeout", "120"]) == 0
     progress = capsys.readouterr().err
     assert "graded 9/9" in progress
     rows = {r["student"]: r for r in csv.DictReader(io.StringIO((tmp_path / "grades.csv").read_text()))}
     got = {s: (int(r["gru_backward"]), int(r["dynamic_discount"]), int(r["total"])) for s, r in rows.items()}
-    assert got == {"ana_stub": (0, 0, 0), "ben_solution": (8, 6, 14), "cat_bug": (2, 6, 8),
+    assert got == {"ana_stub": (0, 0, 0), "ben_solution": (8, 6, 14), "cat_bug": (0, 6, 6),
                    "dan_cheat": (0, 6, 6), "eve_syntax": (0, 6, 6), "fay_loop": (8, 0, 8), "gus_empty": (0, 0, 0),
                    "hal_zip": (8, 6, 14), "ivy_broken": (0, 0, 0)}
     assert "does not compile" in rows["eve_syntax"]["status"]
