@@ -570,6 +570,9 @@ def test_discrete_actions_and_onehot_observations():
     observation_space="onehot": the fields one-hot, side by side."""
     from tinyalgo.gym.spaces import JointActions, OneHot
 
+    for space in (tg.TinyAlgoEnv("copy").observation_space, tg.TinyAlgoVectorEnv("walk").single_action_space):
+        assert type(sum(space.nvec)) is int                 # a layer sized by it (sb3-contrib's LSTM) needs an int
+        assert type(space.sample()) is np.ndarray and space.sample() in space
     table = JointActions(2, 17)
     assert table.n == 36 and len({tuple(r) for r in table.table}) == 36          # Copy: 68 triples, 36 actions
     triples = np.array([(m, w, s) for m in range(2) for w in range(2) for s in range(17)])

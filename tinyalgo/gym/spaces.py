@@ -50,10 +50,15 @@ def check_space_kind(value, allowed, what) -> str:
 
 
 class Sizes(np.ndarray):
-    """An int64 array whose elements come out as Python ints when iterated."""
+    """An int64 array whose elements come out as Python ints when iterated;
+    arithmetic on it gives plain arrays (a space's samples are plain)."""
 
     def __iter__(self):
         return iter(self.tolist())
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        out = np.asarray(array).view(np.ndarray)
+        return out[()] if return_scalar else out
 
 
 def multi_discrete(sizes) -> spaces.MultiDiscrete:
