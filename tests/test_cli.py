@@ -1,4 +1,5 @@
 """The command line: ``tinyalgo show`` and one-line errors with status 2."""
+import argparse
 import re
 import subprocess
 import sys
@@ -239,3 +240,55 @@ def test_train_prints_a_few_progress_lines_not_one_per_validation(tmp_path, caps
     assert 1 <= len(status) <= 3 and "validation solved" not in out, out
     assert re.search(r"^complexity \d+ \| validation \d+% \| [\d,.k]+ chars/s \| \d+:\d\d elapsed"
                      r" \| (ETA [\d:-]+|budget spent) \([\d,]+/3,000 chars\)$", status[0]), status
+
+
+def leaf_parsers(parser, path=()):
+    """(path, parser) of every command without subcommands (argparse's tree, walked)."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield path, parser
+    for sub in subs:
+        for name, child in sub.choices.items():
+            yield from leaf_parsers(child, path + (name,))
+
+
+def flags_of(parser) -> list:
+    return [a for a in parser._actions if a.option_strings and a.dest not in ("help", "version")]
+
+
+def test_each_sweep_parser_has_only_the_options_it_uses():
+    """No sweep parser accepts a flag its command refuses: a sweep's flags are the options it declares;
+    every flag of every experiment command gives its default."""
+    from tinyalgo.cli.main import build_parser
+    from tinyalgo.cli.sweeps import SWEEPS
+
+    leaves = dict(leaf_parsers(build_parser()))
+    for path, parser in leaves.items():
+        if path[0] == "experiment":
+            for action in flags_of(parser):
+                assert "default" in action.help or action.required and "required" in action.help, (path, action.dest)
+    for name, sweep in SWEEPS.items():
+        flags = {a.dest for a in flags_of(leaves[("experiment", name)])}
+        assert flags == set(sweep.names), name
+        assert "reference" not in flags                 # the reference path: the same maths, no other result
+    assert "controllers" in SWEEPS["figure3"].names and "gamma" not in SWEEPS["figure3"].names
+    assert "reward" not in SWEEPS["appendix-c"].names and "reward" in SWEEPS["appendix-b"].names
+
+
+@pytest.mark.parametrize("name", ["table1", "figure5", "appendix-b", "appendix-c"])
+def test_summarize_takes_what_it_reads_and_refuses_the_rest(name, tmp_path, capsys):
+    from tinyalgo.cli.sweeps import OPTIONS, SWEEPS
+
+    sweep = SWEEPS[name]
+    values = {"tasks": ["copy"], "bases": ["3"], "rewards": ["binary"], "budget": ["1000"], "complexities": ["10"],
+              "instances": ["2"]}
+    for option in sweep.summarize_reads:                 # accepted: fails later only for want of run logs
+        argv = ["experiment", name, "--summarize", "--out", str(tmp_path / "none"), "--" + option.replace("_", "-"),
+                *values[option]]
+        assert main(argv) == 2 and "is not used by --summarize" not in capsys.readouterr().err
+    unread = [n for n in sweep.names if n not in (*sweep.summarize_reads, "out", "summarize") and n in OPTIONS]
+    for option in unread:
+        value = {"tasks": "copy", "columns": "full", "rewards": "binary", "bases": "3"}.get(option, "1")
+        argv = ["experiment", name, "--summarize", "--" + option.replace("_", "-"), value]
+        assert main(argv) == 2
+        assert f"--{option.replace('_', '-')} is not used by --summarize" in capsys.readouterr().err

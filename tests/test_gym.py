@@ -191,7 +191,7 @@ def test_max_episode_steps_truncates_vector_episodes():
     for step in range(5):
         obs, reward, terminated, truncated, info = venv.step(np.tile([1, 0, 0], (3, 1)))
         assert truncated.all() == (step == 4)
-    assert info["reason"].tolist() == ["running"] * 3
+    assert info == {}                          # the running episodes' info, as TimeLimit over a single env gives
     obs, reward, terminated, truncated, info = venv.step(np.tile([1, 0, 0], (3, 1)))
     assert not truncated.any() and (obs[:, 3] == 2).all()          # reset: no previous move
 
@@ -513,3 +513,109 @@ def test_environment_without_restart_keeps_an_ended_lane_as_it_ended():
     assert result.reason.tolist() == [WRONG_WRITE, 0] and env.episodes_started == started
     assert result.obs[0].tolist()[1:] == [wrong[0], 0, 1, 1] and env.time.tolist() == [1, 1]
     np.testing.assert_array_equal(env.observe(), result.obs)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_max_episode_steps_equals_single_envs_in_time_limit(mode):
+    """A cut episode's info is the running episode's (as ``TimeLimit`` over a
+    single env gives), and the curriculum counts it as abandoned."""
+    make_single = lambda: gym.wrappers.TimeLimit(tg.TinyAlgoEnv("copy", curriculum=True, advance_after=2,  # noqa: E731
+                                                                step_info=True), 5)
+    make_vector = lambda n, m: tg.TinyAlgoVectorEnv("copy", num_envs=n, autoreset_mode=m, curriculum=True,  # noqa: E731
+                                                    advance_after=2, step_info=True, max_episode_steps=5)
+    reasons, venv = compare_vector_with_singles(make_single, make_vector, 200, mode)
+    assert "running" in reasons and "all written" in reasons            # cut episodes, and solved ones
+
+
+@pytest.mark.parametrize("step_info", [True, False])
+def test_max_episode_steps_info_equals_sync_vector_env(step_info):
+    kwargs = dict(num_envs=3, complexity=50, max_episode_steps=5, step_info=step_info)
+    native = gym.make_vec("tinyalgo/Copy-v0", **kwargs)
+    sync = gym.make_vec("tinyalgo/Copy-v0", vectorization_mode="sync", **kwargs)
+    assert isinstance(native, tg.TinyAlgoVectorEnv) and isinstance(sync, gym.vector.SyncVectorEnv)
+    for a, b in zip(native.reset(seed=1), sync.reset(seed=1)):
+        np.testing.assert_equal(a, b)
+    for step in range(12):
+        got, want = native.step(np.tile([1, 0, 0], (3, 1))), sync.step(np.tile([1, 0, 0], (3, 1)))
+        for a, b in zip(got[:4], want[:4]):
+            np.testing.assert_array_equal(a, b)
+        assert got[3].all() == (step % 6 == 4)                       # cut at the 5th step; the 6th resets
+        assert set(got[4]) == set(want[4]), step
+        for key in want[4]:
+            np.testing.assert_array_equal(got[4][key], want[4][key], err_msg=key)
+        if step == 4 and step_info:
+            assert (got[4]["v_hat"] == 50).all() and (got[4]["ground_truth"] >= 0).all()     # live values
+
+
+def test_an_abandoned_episode_breaks_the_run_of_solved_episodes():
+    env = tg.TinyAlgoEnv("reverse", curriculum=True, advance_after=3, step_info=True)
+    obs, info = env.reset(seed=0)
+    levels = []
+    for episode in range(6):
+        while info["v_hat"] > (2 if episode == 2 else 0):             # episode 3 abandoned, 2 targets short
+            obs, reward, terminated, truncated, info = env.step(info["ground_truth"])
+        obs, info = env.reset()
+        levels.append(info["level"])
+    assert levels == [6, 6, 6, 6, 6, 10]
+    venv = tg.TinyAlgoVectorEnv("reverse", num_envs=2, curriculum=True, advance_after=2)
+    venv.reset(seed=0)
+    venv.step(np.tile([1, 0, 0], (2, 1)))
+    venv.reset()
+    venv.reset()                                                        # two abandoned episodes: no advance
+    assert venv.levels.tolist() == [6, 6]
+
+
+def test_discrete_actions_and_onehot_observations():
+    """action_space="discrete": the distinct valid triples, one index each;
+    observation_space="onehot": the fields one-hot, side by side."""
+    from tinyalgo.gym.spaces import JointActions, OneHot
+
+    for space in (tg.TinyAlgoEnv("copy").observation_space, tg.TinyAlgoVectorEnv("walk").single_action_space):
+        assert type(sum(space.nvec)) is int                 # a layer sized by it (sb3-contrib's LSTM) needs an int
+        assert type(space.sample()) is np.ndarray and space.sample() in space
+    table = JointActions(2, 17)
+    assert table.n == 36 and len({tuple(r) for r in table.table}) == 36          # Copy: 68 triples, 36 actions
+    triples = np.array([(m, w, s) for m in range(2) for w in range(2) for s in range(17)])
+    np.testing.assert_array_equal(table.decode(table.encode(triples))[triples[:, 1] == 1],
+                                  triples[triples[:, 1] == 1])
+    np.testing.assert_array_equal(table.decode(table.encode(triples))[:, :2], triples[:, :2])
+    np.testing.assert_array_equal(table.encode(table.table), np.arange(36))
+    assert OneHot([3, 2]).encode(np.array([[2, 0], [0, 1]])).tolist() == [[0, 0, 1, 1, 0], [1, 0, 0, 0, 1]]
+    for task in ("walk", "addition3"):
+        plain = tg.TinyAlgoVectorEnv(task, num_envs=3, complexity=6, step_info=True, autoreset_mode="SameStep")
+        other = tg.TinyAlgoVectorEnv(task, num_envs=3, complexity=6, step_info=True, action_space="discrete",
+                                     observation_space="onehot", autoreset_mode="SameStep")
+        single = gym.make(tg.ENV_IDS[task], complexity=6, action_space="discrete", observation_space="onehot")
+        check_env(single.unwrapped)
+        onehot = OneHot(plain.single_observation_space.nvec)
+        assert other.single_action_space.n == plain._nm * (1 + plain._V)
+        obs, info = plain.reset(seed=4)
+        obs2, _ = other.reset(seed=4)
+        obs3, _ = single.reset(seed=4)
+        np.testing.assert_array_equal(onehot.encode(obs), obs2)
+        np.testing.assert_array_equal(obs2[0], obs3)
+        rng = np.random.default_rng(0)
+        for _ in range(60):
+            k = np.where(rng.random(3) < 0.8, other.joint_actions.encode(np.maximum(info["ground_truth"], 0)),
+                         rng.integers(other.single_action_space.n, size=3))
+            a = plain.step(other.joint_actions.decode(k))
+            b = other.step(k)
+            c = single.step(k[0])
+            np.testing.assert_array_equal(onehot.encode(a[0]), b[0])
+            for x, y in zip(a[1:4], b[1:4]):
+                np.testing.assert_array_equal(x, y)
+            assert (c[1], c[2], c[3]) == (b[1][0], b[2][0], b[3][0])
+            np.testing.assert_array_equal(single.reset()[0] if c[2] or c[3] else c[0], b[0][0])
+            info = a[4]
+    with pytest.raises(ValueError, match="action_space must be one of 'multidiscrete', 'discrete'; got 'box'"):
+        tg.TinyAlgoEnv("copy", action_space="box")
+    with pytest.raises(ValueError, match="observation_space must be one of 'multidiscrete', 'onehot'"):
+        tg.TinyAlgoVectorEnv("copy", observation_space="flat")
+    with pytest.raises(ValueError, match=r"an action must be an integer in 0..35"):
+        env = tg.TinyAlgoEnv("copy", action_space="discrete")
+        env.reset(seed=0)
+        env.step(36)
+    with pytest.raises(ValueError, match=r"one action index in 0..35 per lane"):
+        venv = tg.TinyAlgoVectorEnv("copy", num_envs=2, action_space="discrete")
+        venv.reset(seed=0)
+        venv.step(np.array([0, -1]))

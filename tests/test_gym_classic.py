@@ -318,3 +318,47 @@ def test_pictures_use_letters_or_digits():
     adder.reset(seed=0)
     frame = adder.render()
     assert frame.dtype == np.uint8 and frame.shape == adder.frame_shape
+
+
+def _levels_after(env, plan):
+    """Run ``plan`` (per episode: "solve", or "abandon k": reset with k targets
+    unwritten), following the ground truth; the level seen at each next reset."""
+    obs, info = env.reset(seed=0)
+    levels = []
+    for what in plan:
+        short = 0 if what == "solve" else int(what.split()[1])
+        while info["v_hat"] > short:
+            obs, reward, terminated, truncated, info = env.step(info["ground_truth"])
+        assert (info["reason"] == "all written") == (what == "solve")
+        obs, info = env.reset()
+        levels.append(info["level"])
+    return levels
+
+
+def test_an_abandoned_episode_counts_as_its_shortfall():
+    """gym 0.19 counts, at each reset, the last episode's total reward minus
+    its targets' count, whether or not it ended: episode 10 abandoned with 2 or
+    more targets unwritten breaks Copy's run (level up after episode 20, not
+    11); one target short is within Copy's threshold (-1), not Reverse's (-0.1)."""
+    levels = _levels_after(make("copy"), ["solve"] * 9 + ["abandon 2"] + ["solve"] * 10)
+    assert levels.index(3) + 1 == 20
+    levels = _levels_after(make("copy"), ["solve"] * 9 + ["abandon 1"])
+    assert levels.index(3) + 1 == 10
+    levels = _levels_after(make("reverse", advance_after=3), ["solve", "solve", "abandon 1"] + ["solve"] * 3)
+    assert levels == [1, 1, 1, 1, 1, 2]
+    venv = GymAlgorithmicVectorEnv("copy", num_envs=2, advance_after=2)
+    venv.reset(seed=0)
+    venv.reset()
+    venv.reset()                                   # two episodes abandoned before any write: shortfall -2 or less
+    assert venv.levels.tolist() == [2, 2]
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED])
+def test_max_episode_steps_counts_a_cut_episode_as_abandoned(mode):
+    """The vector env's max_episode_steps equals gym's TimeLimit over single envs, curriculum included."""
+    make_single = lambda: gym.wrappers.TimeLimit(GymAlgorithmicEnv("copy", advance_after=2, step_info=True), 3)  # noqa: E731
+    make_vector = lambda n, m: GymAlgorithmicVectorEnv("copy", num_envs=n, autoreset_mode=m, advance_after=2,  # noqa: E731
+                                                       step_info=True, max_episode_steps=3)
+    reasons, venv = compare_vector_with_singles(make_single, make_vector, 200, mode)
+    assert "running" in reasons and "all written" in reasons
+    assert venv.levels.max() > 2

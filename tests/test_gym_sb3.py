@@ -1,9 +1,11 @@
 """Stable-Baselines3 on tinyalgo's environments: SB3's checker on every id,
 ``make_vec_env`` as written (DummyVecEnv and SubprocVecEnv), and the batched
 adapter ``tinyalgo.gym.sb3.TinyAlgoVecEnv`` equal, lane by lane, to SB3's
-DummyVecEnv of single environments; PPO and A2C train on it.  Needs the
-``sb3`` extra (Stable-Baselines3, hence torch): skips without it, and
-.ci/run installs it."""
+DummyVecEnv of single environments; PPO and A2C train on it, sb3-contrib's
+RecurrentPPO on it and on ``make_vec_env``, DQN on the ``Discrete`` actions;
+``VecNormalize`` and ``VecFrameStack`` take the one-hot observations.  Needs
+the ``sb3`` extra (Stable-Baselines3, hence torch; sb3-contrib): skips
+without it, and .ci/run installs it."""
 import warnings
 
 import numpy as np
@@ -14,10 +16,11 @@ gym = pytest.importorskip("gymnasium")
 pytest.importorskip("stable_baselines3")
 
 import tinyalgo.gym as tg  # noqa: E402
-from stable_baselines3 import A2C, PPO  # noqa: E402
+from stable_baselines3 import A2C, DQN, PPO  # noqa: E402
 from stable_baselines3.common.env_checker import check_env  # noqa: E402
 from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor  # noqa: E402
+from stable_baselines3.common.vec_env import (DummyVecEnv, SubprocVecEnv, VecFrameStack, VecMonitor,  # noqa: E402
+                                              VecNormalize)
 
 from tinyalgo.gym.sb3 import TinyAlgoVecEnv, make_sb3_vec_env  # noqa: E402
 
@@ -29,6 +32,7 @@ def test_sb3_check_env_passes_without_a_warning(env_id):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check_env(gym.make(env_id), warn=True)
+        check_env(gym.make(env_id, action_space="discrete", observation_space="onehot"), warn=True)
 
 
 def test_make_vec_env_as_written():
@@ -114,3 +118,69 @@ def test_sb3_trains_on_the_batched_env(algo, env_id):
     actions, _ = model.predict(obs, deterministic=True)
     assert actions.shape == (8, 3) and all(a in venv.action_space for a in actions)
     assert model.num_timesteps >= 256
+
+
+@pytest.mark.parametrize("make", ["batched", "make_vec_env"])
+def test_recurrent_ppo_constructs_and_learns_copy(make):
+    """sb3-contrib sizes its LSTM with sum(observation_space.nvec): a Python int here."""
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    if make == "batched":
+        venv = make_sb3_vec_env("tinyalgo/Copy-v0", n_envs=4, seed=0, complexity=3)
+    else:
+        venv = make_vec_env("tinyalgo/Copy-v0", n_envs=4, seed=0, env_kwargs=dict(complexity=3))
+    assert type(sum(venv.observation_space.nvec)) is int
+    model = sb3_contrib.RecurrentPPO("MlpLstmPolicy", venv, n_steps=16, batch_size=32, n_epochs=1, seed=0,
+                                     device="cpu")
+    before = [p.detach().clone() for p in model.policy.lstm_actor.parameters()]
+    model.learn(128)
+    assert model.num_timesteps >= 128
+    assert any(not (a == p).all() for a, p in zip(before, model.policy.lstm_actor.parameters()))
+    obs = venv.reset()
+    actions, state = model.predict(obs, state=None, episode_start=np.ones(4, bool), deterministic=True)
+    assert actions.shape == (4, 3) and all(a in venv.action_space for a in actions)
+
+
+@pytest.mark.parametrize("env_id", ["tinyalgo/Copy-v0", "tinyalgo/GymReverse-v0"])
+def test_dqn_on_discrete_actions(env_id):
+    """action_space="discrete": DQN as written, on the batched env and on make_vec_env."""
+    for venv in (make_sb3_vec_env(env_id, n_envs=4, seed=0, action_space="discrete"),
+                 make_vec_env(env_id, n_envs=2, seed=0, env_kwargs=dict(action_space="discrete"))):
+        assert isinstance(venv.action_space, gym.spaces.Discrete)
+        model = DQN("MlpPolicy", venv, learning_starts=32, buffer_size=1000, train_freq=4, seed=0, device="cpu")
+        model.learn(200)
+        assert model.num_timesteps >= 200
+        obs = venv.reset()
+        actions, _ = model.predict(obs, deterministic=True)
+        assert actions.shape == (venv.num_envs,) and all(a in venv.action_space for a in actions)
+        obs, rewards, dones, infos = venv.step(actions)
+        assert len(infos) == venv.num_envs
+
+
+def test_discrete_actions_act_as_their_triples():
+    """The batched adapter with Discrete actions equals it with the triples they decode to."""
+    n = 4
+    by_index = make_sb3_vec_env("tinyalgo/Reverse-v0", n_envs=n, seed=2, action_space="discrete", complexity=4)
+    by_triple = make_sb3_vec_env("tinyalgo/Reverse-v0", n_envs=n, seed=2, complexity=4)
+    table = by_index.venv.venv.joint_actions
+    np.testing.assert_array_equal(by_index.reset(), by_triple.reset())
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        k = rng.integers(table.n, size=n)
+        a, b = by_index.step(k), by_triple.step(table.decode(k))
+        for x, y in zip(a[:3], b[:3]):
+            np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("env_id", ["tinyalgo/Addition-v0", "tinyalgo/GymCopy-v0"])
+def test_vec_normalize_and_frame_stack_take_onehot_observations(env_id):
+    venv = make_sb3_vec_env(env_id, n_envs=4, seed=0, observation_space="onehot")
+    width = venv.observation_space.shape[0]
+    stacked = VecFrameStack(VecNormalize(venv), n_stack=3)
+    obs = stacked.reset()
+    assert obs.shape == (4, 3 * width) and obs.dtype == np.float32
+    model = PPO("MlpPolicy", stacked, n_steps=16, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    model.learn(128)
+    obs, rewards, dones, infos = stacked.step(model.predict(stacked.reset())[0])
+    assert obs.shape == (4, 3 * width) and np.isfinite(obs).all()
+    plain = make_vec_env(env_id, n_envs=2, seed=0, env_kwargs=dict(observation_space="onehot"))
+    assert VecFrameStack(VecNormalize(plain), n_stack=2).reset().shape == (2, 2 * width)

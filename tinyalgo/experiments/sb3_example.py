@@ -92,7 +92,6 @@ def train_sb3(task_name: str, method: str = "ppo", steps: int = 50_000, complexi
     (model, agent, info): info has trained_steps, steps_to_solve (None if
     never solved at C), train_seconds, policy."""
     from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.torch_layers import FlattenExtractor
 
     from tinyalgo.gym.sb3 import make_sb3_vec_env
 
@@ -105,18 +104,9 @@ def train_sb3(task_name: str, method: str = "ppo", steps: int = 50_000, complexi
     else:
         raise ValueError(f"method must be ppo or recurrent_ppo; got {method!r}")
 
-    class OneHot(FlattenExtractor):
-        """SB3's one-hot of a MultiDiscrete observation, its size a Python int: with numpy's
-        int64 (sum of nvec) sb3-contrib 2.9.2's nn.LSTM raises 'input_size should be of type int'."""
-
-        def __init__(self, observation_space):
-            super().__init__(observation_space)
-            self._features_dim = int(self._features_dim)
-
     task = make_task(task_name)
     venv = make_sb3_vec_env(ENV_IDS[task_name], n_envs=n_envs, seed=seed, complexity=complexity)
-    model = Algo(policy, venv, n_steps=n_steps, seed=seed, device="cpu", verbose=0,
-                 policy_kwargs=dict(features_extractor_class=OneHot))
+    model = Algo(policy, venv, n_steps=n_steps, seed=seed, device="cpu", verbose=0)
     agent = SB3Agent(model, task.n_moves)
     info = dict(steps_to_solve=None, policy=policy)
 

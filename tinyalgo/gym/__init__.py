@@ -31,6 +31,17 @@ previous step, explored flag, previous move, previous write flag.  The
 explored flag is set by ``step(action, explored=True)`` (an exploratory
 action, paper section 6); plain ``step(action)`` leaves it 0.
 
+Other spaces (``tinyalgo.gym.spaces``): ``action_space="discrete"`` gives a
+``Discrete`` action, one index per distinct valid (move, write, symbol) (the
+symbol of a move without a write is ignored: Copy's 68 triples are 36
+actions), for DQN and other libraries that take ``Discrete`` only;
+``observation_space="onehot"`` gives a flat float32 ``Box``, the fields
+one-hot side by side, which Stable-Baselines3's ``VecNormalize`` and
+``VecFrameStack`` accept (as would ``gymnasium.wrappers.FlattenObservation``
+around a single environment)::
+
+    env = gym.make("tinyalgo/Copy-v0", action_space="discrete", observation_space="onehot")
+
 End of an episode: a wrong write or all targets written ``terminated``; the
 paper's timeout (complexity + 2 steps without a write) ``truncated``.  There
 is no other step limit (``gym.make(..., max_episode_steps=n)`` adds one).
@@ -62,8 +73,9 @@ or ``curriculum=True``: the paper's curriculum (section 5: start at 6, add 4
 after a perfect validation; instances of complexity U{C-4..C} at level C).
 A Gymnasium environment has no validation set, so the level advances after
 ``advance_after`` (default 100) episodes in a row end with all targets
-written; any other end starts the count again.  The level is training
-progress: a seeded ``reset`` keeps it.
+written; any other end starts the count again, and so does an episode
+abandoned by ``reset()`` (or cut by ``max_episode_steps``) before it ends.
+The level is training progress: a seeded ``reset`` keeps it.
 
 Seeding: every lane has its own ``numpy.random.Generator`` and draws its
 instances from it (a chunk at a time, ``tinyalgo.gym.course``), so lane i of
@@ -75,7 +87,8 @@ Vector environment: ``gym.make_vec(id, num_envs=n)`` is one batched
 ``TinyAlgoVectorEnv`` with Gymnasium's ``NEXT_STEP`` autoreset (or
 ``autoreset_mode="SameStep"`` / ``"Disabled"``), so the wrappers of
 ``gymnasium.wrappers.vector`` compose with it; ``max_episode_steps=n``
-truncates its episodes.  Gymnasium applies single-environment ``wrappers=``
+truncates its episodes as ``TimeLimit`` truncates a single environment's (the
+info of a cut episode is the running episode's).  Gymnasium applies single-environment ``wrappers=``
 only to a vector of single environments:
 ``gym.make_vec(id, num_envs=n, vectorization_mode="sync", wrappers=[...])``.
 """

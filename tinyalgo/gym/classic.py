@@ -32,8 +32,15 @@ The old conventions, kept:
   can) and ``reward_threshold``.
 * Curriculum: input lengths U{m .. m + 2}, m starting at 2 (Reverse: 1); m
   grows by 1, up to 30, after ``last`` episodes in a row (10; Reverse and
-  RepeatCopy: 50) are solved.  Each lane has its own; ``length=L`` fixes the
-  input length instead.
+  RepeatCopy: 50) each fall short of the targets' count by at most the
+  task's threshold (-1; Reverse and RepeatCopy: -0.1) in total reward.  An
+  episode that ends is solved only with every target written in time (a
+  wrong write or the time limit costs at least 1.5).  An episode abandoned
+  by ``reset()`` (or cut by ``max_episode_steps``) counts too, as in gym:
+  its shortfall is the targets it did not write, so with the -1 threshold
+  an episode abandoned one target short counts as solved, and any other
+  abandoned episode breaks the run.  Each lane has its own curriculum (gym
+  0.19's was per environment); ``length=L`` fixes the input length instead.
 * Defaults: Copy, RepeatCopy, DuplicatedInput base 5, Reverse base 2, the
   additions base 3; letters A, B, ... for the symbols in pictures (digits for
   the additions).  ``base`` is 2..10 here (tinyalgo's vocabulary).
@@ -57,9 +64,6 @@ The old documentation's errors, fixed here (and said in each class):
   length of 5 no episode can be solved and the curriculum stalls at m = 3..4
   (gym's own code said so in a TODO).  ``solvable_time_limit=True`` allows
   rows x length + 4 steps instead.
-* "Consistently solved" (the curriculum): the shortfall thresholds (-1 for
-  most tasks, -0.1 for Reverse and RepeatCopy) both mean "solved": a wrong
-  write or the time limit costs at least 1.5 below the targets' count.
 * RepeatCopy and DuplicatedInput are not from "Learning Simple Algorithms
   from Examples" (arXiv:1511.07275), as gym's sources and pages said, but
   from "Reinforcement Learning Neural Turing Machines" (Zaremba and
@@ -72,12 +76,11 @@ from typing import ClassVar
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector.utils import batch_space
 
 from tinyalgo.curriculum import FixedComplexity, UniformComplexity
 from tinyalgo.environment import ALL_WRITTEN, END_REASONS, RUNNING, TIMEOUT
 from tinyalgo.gym.course import Course
-from tinyalgo.gym.env import TinyAlgoEnv, check_flag, check_render_mode
+from tinyalgo.gym.env import TinyAlgoEnv, check_flag, check_render_mode, check_spaces
 from tinyalgo.gym.render import symbol_glyphs
 from tinyalgo.gym.vector import TinyAlgoVectorEnv
 from tinyalgo.symbols import check_base
@@ -97,6 +100,7 @@ class _Classic(Task):
 
     fill, min_complexity = "e", 1
     start, last, default_base, chars = 2, 10, 5, True
+    min_shortfall = -1.0          # gym's MIN_REWARD_SHORTFALL_FOR_PROMOTION
 
     def time_limits(self, lengths, n_targets):
         """gym's ``time_limit``: more steps than this end the episode."""
@@ -160,7 +164,7 @@ class GymRepeatCopy(_ClassicTape):
     past the end, step back, copy backwards to the blank before the start,
     step forward, copy again: 3n + 2 steps."""
 
-    name, last = "repeat_copy", 50
+    name, last, min_shortfall = "repeat_copy", 50, -0.1
 
     def solution(self, digits, n):
         k, L = digits.shape
@@ -218,7 +222,7 @@ class GymReverse(_ClassicTape):
     head meets the blank past the last symbol.  Reference: right n times (to
     the blank), left once, then left and write n times: 2n + 1 steps."""
 
-    name, last, start, default_base = "reverse", 50, 1, 2
+    name, last, start, default_base, min_shortfall = "reverse", 50, 1, 2, -0.1
 
     def solution(self, digits, n):
         k, L = digits.shape
@@ -294,13 +298,19 @@ MAX_EPISODE_STEPS = 200
 class ClassicCourse(Course):
     """gym's curriculum: input lengths U{m .. m + 2}; m starts at the task's
     ``start`` and grows by 1, up to 30, after ``advance_after`` episodes in a
-    row are solved; or a fixed ``length``."""
+    row are solved (``tinyalgo.gym.classic``); or a fixed ``length``."""
 
     increment, top, what = 1, MAX_LEVEL, "length"
 
     def __init__(self, task, length, advance_after):
         self.start = task.start
         super().__init__(task, length, length is None, task.last if advance_after is None else advance_after)
+
+    def abandoned(self, n_correct, n_outputs):
+        """gym's rule: an abandoned episode's total reward is its correct writes, and it
+        counts as solved if it falls short of the targets' count by at most the
+        task's threshold."""
+        return np.asarray(n_correct) - np.asarray(n_outputs) >= self.task.min_shortfall
 
     def sampler(self, level: int):
         if not self.curriculum:
@@ -352,6 +362,10 @@ _CLASSIC_DOC = """
     render_mode : None, "ansi" or "rgb_array".
     step_info : also V-hat, the next target and the ground-truth action
         (gym's moves) in every step's info.
+    action_space : "multidiscrete" (default) or "discrete"
+        (``tinyalgo.gym.spaces``).
+    observation_space : "multidiscrete" (default: ``Discrete(base + 1)``) or
+        "onehot" (a ``Box`` of base + 1 columns).
 """
 
 
@@ -375,19 +389,22 @@ class GymAlgorithmicEnv(_ClassicRules, TinyAlgoEnv):
 
     def __init__(self, task: str = "copy", base=None, rows=None, duplication: int = 2, length=None,
                  advance_after=None, chars=None, solvable_time_limit: bool = False, render_mode=None,
-                 step_info: bool = False):
+                 step_info: bool = False, action_space: str = "multidiscrete",
+                 observation_space: str = "multidiscrete"):
         self.render_mode = check_render_mode(render_mode)
         self.step_info = check_flag(step_info, "step_info")
+        kinds = check_spaces(action_space, observation_space)
         course = classic_course(task, base, rows, duplication, length, advance_after, solvable_time_limit)
         self._setup(course)
         self._classic_setup(course, chars)
         self._V = self._base                          # the symbols an action may write
-        self.action_space = spaces.MultiDiscrete([self._nm, 2, self._base])
-        self.observation_space = spaces.Discrete(self._base + 1)
+        self._make_spaces(*kinds, [self._base + 1], spaces.Discrete(self._base + 1))
+
+    _one_field = True
 
     def _first_obs(self):
         read = self._read()
-        return np.int64(read if read < self._base else self._base)
+        return self._emit(np.int64(read if read < self._base else self._base))
 
     def step(self, action, explored=None):
         self._check_step()
@@ -397,7 +414,7 @@ class GymAlgorithmicEnv(_ClassicRules, TinyAlgoEnv):
         correct, reason, read = self._act(_TO_TINYALGO[m], w, s, None)
         late = self._time > self._complexity          # gym's time limit (the instance's "complexity")
         reward = -1.0 if late else 1.0 if correct else -0.5 if w else 0.0
-        obs = np.int64(read if read < self._base else self._base)
+        obs = self._emit(np.int64(read if read < self._base else self._base))
         if late:                                      # the time limit decides, whatever the step did
             return obs, reward, True, False, self._end(TIMEOUT, False, bool(w and not correct))
         if reason:
@@ -428,24 +445,23 @@ class GymAlgorithmicVectorEnv(_ClassicRules, TinyAlgoVectorEnv):
 
     def __init__(self, task: str = "copy", num_envs: int = 1, base=None, rows=None, duplication: int = 2,
                  length=None, advance_after=None, chars=None, solvable_time_limit: bool = False, render_mode=None,
-                 step_info: bool = False, autoreset_mode="NextStep", max_episode_steps=None):
+                 step_info: bool = False, autoreset_mode="NextStep", max_episode_steps=None,
+                 action_space: str = "multidiscrete", observation_space: str = "multidiscrete"):
         self._check_common(num_envs, render_mode, step_info, autoreset_mode, max_episode_steps)
+        kinds = check_spaces(action_space, observation_space)
         course = classic_course(task, base, rows, duplication, length, advance_after, solvable_time_limit)
         self._setup(course)
         self._classic_setup(course, chars)
         self._V = self._base
-        self._limits = np.tile(np.array([self._nm, 2, self._base], dtype=np.uint64), (self.num_envs, 1))
-        self.single_action_space = spaces.MultiDiscrete([self._nm, 2, self._base])
-        self.single_observation_space = spaces.Discrete(self._base + 1)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self._make_spaces(*kinds, [self._base + 1], spaces.Discrete(self._base + 1))
 
     _idle_rewards = True          # past the time limit, even a lane that waits would get -1
+    _one_field = True
 
     def _moves(self, moves):
         return MOVE_TO_TINYALGO.take(moves)
 
-    def _observe(self, obs):
+    def _fields(self, obs):
         return np.minimum(obs[..., 0], self._base)
 
     def _outcome(self, res, write):

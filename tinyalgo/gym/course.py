@@ -70,6 +70,12 @@ class Course:
             return FixedComplexity(int(level), self.task.min_complexity)
         return curriculum_sampler(int(level), self.task.min_complexity, self.spread)
 
+    def abandoned(self, n_correct, n_outputs):
+        """Whether episodes abandoned by ``reset`` (or cut by ``max_episode_steps``) with
+        ``n_correct`` of ``n_outputs`` targets written count as solved: never (they
+        break the run of solved episodes)."""
+        return np.zeros(np.shape(n_correct), dtype=bool)
+
     def next_levels(self, levels: np.ndarray) -> np.ndarray:
         """The levels after an advance (capped at ``top``, if any)."""
         up = levels + self.increment
@@ -179,6 +185,11 @@ class LaneStream:
         i = self.pos
         self.pos += 1
         return self.packed, i, self.rows[i], self.inits[i], self.caps
+
+    def abandon(self, n_correct: int, n_outputs: int) -> bool:
+        """Count an episode abandoned with ``n_correct`` of ``n_outputs`` targets written
+        (``Course.abandoned``); True if the level advanced."""
+        return self.record(bool(self.course.abandoned(n_correct, n_outputs)))
 
     def record(self, solved: bool) -> bool:
         """Count an episode that ended; True if the level advanced."""

@@ -16,12 +16,12 @@ from typing import ClassVar
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 
 from tinyalgo.board import HASH_STEP, board_hash, digit_table
 from tinyalgo.environment import ALL_WRITTEN, END_REASONS, RUNNING, TIMEOUT, WRONG_WRITE, Environment
 from tinyalgo.gym.course import LaneStream, paper_course
 from tinyalgo.gym.render import frame_shape, rgb_frame, symbol_glyphs
+from tinyalgo.gym.spaces import ACTION_SPACES, OBSERVATION_SPACES, check_space_kind, make_spaces
 from tinyalgo.inspection.render import render_lane
 from tinyalgo.lanes import F
 
@@ -48,6 +48,11 @@ def check_flag(value, what):
     if value not in (True, False):
         raise ValueError(f"{what} must be True or False; got {value!r}")
     return bool(value)
+
+
+def check_spaces(action_space, observation_space) -> tuple:
+    return (check_space_kind(action_space, ACTION_SPACES, "action_space"),
+            check_space_kind(observation_space, OBSERVATION_SPACES, "observation_space"))
 
 
 def check_options(options, allowed):
@@ -83,6 +88,10 @@ class TinyAlgoEnv(gymnasium.Env):
     step_info : False (default): ``info`` is empty while an episode runs;
         True: every step's ``info`` also carries V-hat, the next target and
         the ground-truth action (see ``tinyalgo.gym``).
+    action_space : "multidiscrete" (default, (move, write, symbol)) or
+        "discrete" (one index per distinct valid action, ``tinyalgo.gym.spaces``).
+    observation_space : "multidiscrete" (default, the observation fields) or
+        "onehot" (a flat float32 ``Box``, ``tinyalgo.gym.spaces``).
 
     ``reset(seed=None, options=None)``: ``options={"complexity": c}`` sets the
     complexity of that episode alone.  After an episode ends, call ``reset``.
@@ -93,12 +102,19 @@ class TinyAlgoEnv(gymnasium.Env):
 
     def __init__(self, task: str = "copy", base: int = 10, complexity=None, curriculum: bool = False,
                  reward: str = "binary", advance_after: int = DEFAULT_ADVANCE_AFTER, extra_curriculum=None,
-                 render_mode=None, step_info: bool = False):
+                 render_mode=None, step_info: bool = False, action_space: str = "multidiscrete",
+                 observation_space: str = "multidiscrete"):
         self.render_mode = check_render_mode(render_mode)
         self.step_info = check_flag(step_info, "step_info")
+        kinds = check_spaces(action_space, observation_space)
         self._setup(paper_course(task, base, complexity, curriculum, reward, advance_after, extra_curriculum))
-        self.action_space = spaces.MultiDiscrete([self._nm, 2, self._V])
-        self.observation_space = spaces.MultiDiscrete(self._env.obs_sizes)
+        self._make_spaces(*kinds, self._env.obs_sizes)
+
+    def _make_spaces(self, action_kind, observation_kind, obs_sizes, observation=None) -> None:
+        """The action and observation spaces (``tinyalgo.gym.spaces``): writes of ``self._V`` symbols;
+        fields of ``obs_sizes``, or the ``observation`` space given (one field)."""
+        self.joint_actions, self._onehot, self.action_space, self.observation_space = make_spaces(
+            action_kind, observation_kind, self._nm, self._V, obs_sizes, observation)
 
     # ------------------------------------------------------------- setup
     def _setup(self, course) -> None:
@@ -167,6 +183,8 @@ class TinyAlgoEnv(gymnasium.Env):
 
     def _parse(self, action):
         """(move, write, symbol) as ints, or one ValueError."""
+        if self.joint_actions is not None:
+            return self._parse_index(action)
         try:
             if type(action) is np.ndarray:
                 if action.shape != (3,) or action.dtype.kind not in "iu":
@@ -183,6 +201,16 @@ class TinyAlgoEnv(gymnasium.Env):
             pass
         raise ValueError(f"an action must be (move, write, symbol) integers with move in 0..{self._nm - 1},"
                          f" write 0 or 1, symbol in 0..{self._V - 1}; got {action!r}")
+
+    def _parse_index(self, action):
+        """(move, write, symbol) of a ``Discrete`` action's index, or one ValueError."""
+        rows = self.joint_actions.rows
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = action.item()
+        if isinstance(action, _INTS) and not isinstance(action, bool) and 0 <= action < len(rows):
+            return rows[int(action)]
+        raise ValueError(f"an action must be an integer in 0..{len(rows) - 1} (action_space='discrete');"
+                         f" got {action!r}")
 
     def _act(self, m, w, s, explored):
         """One step of the rules (``Environment.step``) on the scalar state;
@@ -226,6 +254,7 @@ class TinyAlgoEnv(gymnasium.Env):
         complexity = check_options(options, self.option)
         if complexity is not None:
             complexity = self._stream.course.check(complexity, f"options[{self.option!r}]")
+        self._abandon()
         super().reset(seed=seed)
         if seed is not None or self._stream.rng is None:
             self._stream.rng = self.np_random       # seeded by gymnasium from ``seed``
@@ -239,18 +268,33 @@ class TinyAlgoEnv(gymnasium.Env):
         it differently: its end is counted as any episode's."""
         if len(instances) != 1:
             raise ValueError(f"load takes one instance; got {len(instances)}")
+        self._abandon()
         packed = self._env.lanes.fit(instances)
         self._start(packed, 0, packed.bytes[0].tolist(), packed.init[0].tolist(), packed.capacities)
         return self._first_obs(), self._info(RUNNING, False)
 
+    def _abandon(self) -> None:
+        """Count the running episode, if any, as abandoned (the curriculum's rule, ``Course.abandoned``)."""
+        if self._started and not self._over:
+            self._over = True
+            self._stream.abandon(self._index, self._n)
+
     def _first_obs(self):
-        return np.array((self._read(), self._NONE, 0, self._nm, 2), dtype=np.int64)
+        return self._emit(np.array((self._read(), self._NONE, 0, self._nm, 2), dtype=np.int64))
+
+    def _emit(self, obs):
+        """The observation in the chosen space (the fields, or one-hot)."""
+        if self._onehot is None:
+            return obs
+        return self._onehot.encode(np.asarray(obs)[..., None] if self._one_field else obs)
+
+    _one_field = False            # the observation is one field, not the five of ``tinyalgo.environment``
 
     def step(self, action, explored=None):
         self._check_step()
         m, w, s = self._parse(action)
         correct, reason, read = self._act(m, w, s, explored)
-        obs = np.array((read, self._written, self._explored, m, w), dtype=np.int64)
+        obs = self._emit(np.array((read, self._written, self._explored, m, w), dtype=np.int64))
         if reason:
             info = self._end(reason, reason == ALL_WRITTEN)
         else:

@@ -21,6 +21,15 @@ observation of an episode in ``infos[i]["terminal_observation"]``,
     venv = make_sb3_vec_env("tinyalgo/Copy-v0", n_envs=64, seed=0)   # VecMonitor(TinyAlgoVecEnv(...))
     PPO("MlpPolicy", venv, n_steps=32).learn(50_000)    # n_steps is per lane: 64 x 32 steps an update
 
+Both take sb3-contrib's recurrent policies
+(``RecurrentPPO("MlpLstmPolicy", venv)``), DQN with ``action_space="discrete"``
+(``make_sb3_vec_env(id, n_envs=8, action_space="discrete")``, or
+``env_kwargs=dict(action_space="discrete")`` with ``make_vec_env``), and
+``VecNormalize`` / ``VecFrameStack`` with ``observation_space="onehot"``
+(``tinyalgo.gym.spaces``)::
+
+    venv = VecFrameStack(VecNormalize(make_sb3_vec_env("tinyalgo/Copy-v0", observation_space="onehot")), 4)
+
 SB3's ``infos`` is a list of dicts, one per lane (each with
 ``TimeLimit.truncated``, as ``DummyVecEnv`` gives): building it is the one
 loop over lanes left, a list of small dicts; the lanes whose episode ended

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from tinyalgo.environment import ALL_WRITTEN, END_REASONS, TIMEOUT, Environment
 from tinyalgo.gym.course import LanePools, paper_course
-from tinyalgo.gym.env import DEFAULT_ADVANCE_AFTER, check_flag, check_options, check_render_mode
+from tinyalgo.gym.env import DEFAULT_ADVANCE_AFTER, check_flag, check_options, check_render_mode, check_spaces
 from tinyalgo.gym.render import frame_shape, rgb_frame, symbol_glyphs
+from tinyalgo.gym.spaces import make_spaces
 from tinyalgo.inspection.render import render_lane
 
 REASON_NAMES = np.array(END_REASONS)       # an end reason's code -> its name, for whole arrays at once
@@ -50,7 +50,10 @@ class TinyAlgoVectorEnv(VectorEnv):
         ``reset(options={"reset_mask": mask})``).  Also as strings
         ("NextStep", "SameStep", "Disabled").
     max_episode_steps : None, or truncate every episode after that many
-        steps (what ``gym.make_vec(..., max_episode_steps=n)`` passes).
+        steps (what ``gym.make_vec(..., max_episode_steps=n)`` passes); at
+        that step ``info`` is the running episode's, as a ``SyncVectorEnv``
+        of single environments in ``TimeLimit`` gives, and the curriculum
+        counts the episode as abandoned.
 
     Seeding: ``reset(seed=s)`` gives lane i the generator of seed s + i (or
     ``seed=[s0, s1, ...]``, one per lane), so that lane i follows the
@@ -66,11 +69,18 @@ class TinyAlgoVectorEnv(VectorEnv):
     def __init__(self, task: str = "copy", num_envs: int = 1, base: int = 10, complexity=None,
                  curriculum: bool = False, reward: str = "binary", advance_after: int = DEFAULT_ADVANCE_AFTER,
                  extra_curriculum=None, render_mode=None, step_info: bool = False,
-                 autoreset_mode=AutoresetMode.NEXT_STEP, max_episode_steps=None):
+                 autoreset_mode=AutoresetMode.NEXT_STEP, max_episode_steps=None, action_space: str = "multidiscrete",
+                 observation_space: str = "multidiscrete"):
         self._check_common(num_envs, render_mode, step_info, autoreset_mode, max_episode_steps)
+        kinds = check_spaces(action_space, observation_space)
         self._setup(paper_course(task, base, complexity, curriculum, reward, advance_after, extra_curriculum))
-        self.single_action_space = spaces.MultiDiscrete([self._nm, 2, self._V])
-        self.single_observation_space = spaces.MultiDiscrete(self._env.obs_sizes)
+        self._make_spaces(*kinds, self._env.obs_sizes)
+
+    def _make_spaces(self, action_kind, observation_kind, obs_sizes, observation=None) -> None:
+        """The spaces of a lane and of the batch (as ``TinyAlgoEnv._make_spaces``)."""
+        self.joint_actions, self._onehot, self.single_action_space, self.single_observation_space = make_spaces(
+            action_kind, observation_kind, self._nm, self._V, obs_sizes, observation)
+        self._limits = np.tile(np.array([self._nm, 2, self._V], dtype=np.uint64), (self.num_envs, 1))
         self.action_space = batch_space(self.single_action_space, self.num_envs)        # as SyncVectorEnv's
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
 
@@ -92,7 +102,6 @@ class TinyAlgoVectorEnv(VectorEnv):
         self._pools = LanePools(course, env.lanes, B)
         vocab = task.vocab
         self._nm, self._V, self._NONE = task.n_moves, vocab.size, vocab.NONE
-        self._limits = np.tile(np.array([self._nm, 2, self._V], dtype=np.uint64), (B, 1))
         self._over = np.zeros(B, dtype=bool)        # lanes whose episode has ended and not restarted
         self._waiting = False                       # ... any of them
         self._fixed_levels = self._pools.levels.copy()
@@ -113,6 +122,8 @@ class TinyAlgoVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------ checks
     def _check_actions(self, actions) -> np.ndarray:
+        if self.joint_actions is not None:
+            return self._check_indices(actions)
         a = actions if type(actions) is np.ndarray else np.asarray(actions)
         shape = (self.num_envs, 3)
         if a.shape == shape and a.dtype.kind in "iu":
@@ -122,6 +133,17 @@ class TinyAlgoVectorEnv(VectorEnv):
         raise ValueError(f"actions must be an integer array of shape {shape}, one (move, write, symbol) per lane,"
                          f" with move in 0..{self._nm - 1}, write 0 or 1, symbol in 0..{self._V - 1};"
                          f" got {actions!r}")
+
+    def _check_indices(self, actions) -> np.ndarray:
+        """(B, 3) triples of the ``Discrete`` actions (B,), or one ValueError."""
+        a = actions if type(actions) is np.ndarray else np.asarray(actions)
+        n = self.joint_actions.n
+        if a.shape == (self.num_envs,) and a.dtype.kind in "iu":
+            a = a.astype(np.int64, copy=False)
+            if not np.count_nonzero(a.view(np.uint64) >= n):         # negatives viewed as unsigned are huge
+                return self.joint_actions.table[a]
+        raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), one action index in"
+                         f" 0..{n - 1} per lane (action_space='discrete'); got {actions!r}")
 
     def _seeds(self, seed):
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
@@ -145,6 +167,8 @@ class TinyAlgoVectorEnv(VectorEnv):
                                  f" got {mask!r}")
         seeds = None if seed is None else self._seeds(seed)
         lanes = self._lanes if mask is None else mask.nonzero()[0]
+        if self._started:
+            self._abandon(lanes[~self._over[lanes]])
         super().reset(seed=None if seed is None else seeds[0])
         if seeds is not None:
             self._pools.seed(lanes, [seeds[i] for i in lanes])
@@ -155,6 +179,12 @@ class TinyAlgoVectorEnv(VectorEnv):
         self._started = True
         obs = self._observe(self._env.observe())
         return obs, self._reset_info(lanes)
+
+    def _abandon(self, lanes) -> None:
+        """Count the running episodes of ``lanes`` as abandoned (the curriculum's rule, ``Course.abandoned``)."""
+        env, pools = self._env, self._pools
+        if len(lanes) and pools.course.curriculum:
+            pools.record(lanes, pools.course.abandoned(env.target_index[lanes], env.n_outputs[lanes]))
 
     def step(self, actions, explored=None):
         if not self._started:
@@ -170,12 +200,17 @@ class TinyAlgoVectorEnv(VectorEnv):
                        explored=None if explored is None else np.broadcast_to(np.asarray(explored), over.shape))
         raw = res.obs
         reward, terminated, truncated = self._outcome(res, write)
+        cut = None                                      # the lanes cut by max_episode_steps alone
         if self.max_episode_steps is not None:
-            truncated |= env.time >= self.max_episode_steps
+            limit = env.time >= self.max_episode_steps
+            cut = limit & ~(terminated | truncated)
+            truncated |= limit                          # as TimeLimit: also where the rules ended the episode
         started = None                                  # the lanes that start a new episode at this step
         if waiting:
             terminated &= live
             truncated &= live
+            if cut is not None:
+                cut &= live
             if self._idle_rewards:
                 reward[over] = 0.0
             if mode is AutoresetMode.NEXT_STEP:
@@ -193,13 +228,18 @@ class TinyAlgoVectorEnv(VectorEnv):
             info = self._info(None, None, started, None) if started is not None or self.step_info else {}
             return self._observe(raw), reward, terminated, truncated, info
         idx = ended.nonzero()[0]
+        cut = cut if cut is not None and cut.any() else None
+        finished = ended if cut is None else ended & ~cut      # ended by the task's rules: the info says how
         levels = pools.levels.copy() if pools.course.curriculum else self._fixed_levels
         if pools.course.curriculum:
-            pools.record(idx, self._solved(res)[idx])
+            solved = self._solved(res)
+            if cut is not None:
+                solved = np.where(cut, pools.course.abandoned(env.target_index, env.n_outputs), solved)
+            pools.record(idx, solved[idx])
         if mode is not AutoresetMode.SAME_STEP:
-            return self._observe(raw), reward, terminated, truncated, self._info(res, ended, started, levels)
+            return self._observe(raw), reward, terminated, truncated, self._info(res, finished, started, levels)
         final = self._observe(raw[idx])
-        final_info = self._info(res, ended, None, levels)
+        final_info = self._info(res, finished, None, levels)
         if self.step_info:
             final_info = {k: (ended if k[0] == "_" else v) for k, v in final_info.items()}
         pools.start(idx)
@@ -216,8 +256,18 @@ class TinyAlgoVectorEnv(VectorEnv):
     def _moves(self, moves):
         return moves
 
-    def _observe(self, obs):
+    _one_field = False            # the observation is one field (B,), not (B, F)
+
+    def _fields(self, obs):
+        """The observation fields of the lanes' raw observations (B, 5)."""
         return obs
+
+    def _observe(self, raw):
+        """The observation in the chosen space (the fields, or one-hot)."""
+        obs = self._fields(raw)
+        if self._onehot is None:
+            return obs
+        return self._onehot.encode(obs[..., None] if self._one_field else obs)
 
     def _outcome(self, res, write):
         """(reward, terminated, truncated) of a step of the paper's rules."""
@@ -255,6 +305,8 @@ class TinyAlgoVectorEnv(VectorEnv):
         if self.step_info:
             return self._full_info(res, ended, levels)
         mask = ended if started is None else started if ended is None else ended | started
+        if not mask.any():
+            return {}
         info = {self.size_key: self._sizes(), "_" + self.size_key: mask, "level": levels, "_level": mask}
         if ended is not None:
             info.update(reason=REASON_NAMES.take(self._reasons(res)), _reason=ended, n_correct=res.n_correct,

@@ -174,15 +174,16 @@ def _default_text(default, opt: Option) -> str:
     return f"{text} {opt.unit}".rstrip() if opt.unit else text
 
 
-def add_arguments(parser, configs: dict, sweep: bool = False) -> None:
+def add_arguments(parser, configs: dict, sweep: bool = False, skip=()) -> None:
     """One flag per command-line option of the config classes in ``configs``
     ({label: class}, e.g. {"Q-learning": QConfig, "supervised": SupervisedConfig});
-    ``sweep``: only the sweep options.  A flag's value is None unless given, so
-    each config keeps its own default (``from_args``)."""
+    ``sweep``: only the sweep options; ``skip``: options left out (e.g. the one
+    a sweep's columns set).  A flag's value is None unless given, so each
+    config keeps its own default (``from_args``)."""
     seen = {}
     for label, cls in configs.items():
         for name, (default, opt) in declared(cls).items():
-            if opt.cli and (opt.sweep or not sweep):
+            if opt.cli and (opt.sweep or not sweep) and name not in skip:
                 seen.setdefault(name, []).append((label, default, opt))
     for name, defaults in seen.items():
         opt = defaults[0][2]
