@@ -236,8 +236,9 @@ def grade(directory, tests, test_timeout: float = 30.0, submission_timeout: floa
             protected = [directory.resolve(), inst["dir"].parent, pathlib.Path(tinyalgo.__file__).resolve().parent]
             protected += [pathlib.Path(p) / "tinyalgo" for p in sandbox.site_folders()]
             budget = [float(submission_timeout)]
-            for i, a in enumerate(graded):
-                module = _load(inst["dir"] / a.test_file, a.name)
+            modules = {a.name: _load(inst["dir"] / a.test_file, a.name) for a in graded}   # read before any
+            for i, a in enumerate(graded):                                                # submitted code runs
+                module = modules[a.name]
                 worker = sandbox.Worker(tree, kind, protected, cpu_seconds=submission_timeout,
                                         scratch=tmp / f"scratch-{a.name}")
                 try:

@@ -356,13 +356,16 @@ Each layer below says what it stops and what it does not.
     Python installation read-only with every site-packages folder hidden, NumPy alone at `/site`,
     the graded package read-only, a 64 MB scratch tmpfs; no network, no other file (not this
     folder, not the submission, not the installed solution), no other process.
-  - *fallback*, where bubblewrap cannot run: a separate process in its own session, as uid 65534
-    when the grader is root and that user can run the interpreter, with a PEP 578 audit hook that
-    refuses processes, sockets, `ctypes`, writes outside scratch and reads of this folder, the
-    submission and every installed tinyalgo.  An audit hook is a Python-level wall: a flaw in
-    CPython or NumPy that gives arbitrary memory access could pass it, and it does not hide
-    world-readable files the hook does not know of.  Even so the worker still holds nothing it
-    could forge: the worst it can do is compute its own answers by other means.
+  - *fallback*, where bubblewrap cannot run: a separate process in its own session as uid 65534
+    (the grader must be root, and that user able to run the interpreter), with a PEP 578 audit hook
+    that refuses processes, sockets, `ctypes`, writes outside scratch and reads outside the graded
+    package, NumPy and the standard library.  The uid is the wall here: uid 65534 cannot write the
+    grader's files, signal its processes or start new ones (`RLIMIT_NPROC` 0), and reads only what
+    is world-readable.  The audit hook is a second, Python-level layer that determined code can
+    undo.  Where no uid change is possible, `--confinement auto` refuses to grade (one line, before
+    any work); `--confinement fallback` then grades anyway and every report says "NOT ISOLATED":
+    the worker runs as your own user, and code that undoes the hook can read or change your files.
+    The grading tests are read into memory before any submitted code runs.
   - Both: resource limits on address space (4 GiB), CPU seconds, file size (1 MiB, which also caps
     what the worker prints), open files.
 - **Only the function bodies are taken from the submission.**  `tests/` holds the grading tests,

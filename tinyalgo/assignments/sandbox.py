@@ -85,9 +85,51 @@ def numpy_folders() -> list:
     return [p for p in (package, package.parent / "numpy.libs") if p.is_dir()]
 
 
-def _bwrap_command(tree: pathlib.Path) -> list:
+# A seccomp filter (classic BPF, ``struct sock_filter``) for ``bwrap --seccomp``: no new process in the
+# sandbox (fork, vfork, clone without CLONE_THREAD: EPERM; clone3: ENOSYS, so the C library falls back to
+# clone); threads are allowed.  The filter is what stops a process there: the hook is Python, and
+# RLIMIT_NPROC does not bind a sandbox whose uid maps to root.
+_SYSCALLS = {"x86_64": (0xC000003E, {"fork": 57, "vfork": 58, "clone": 56, "clone3": 435}),
+             "aarch64": (0xC00000B7, {"clone": 220, "clone3": 435})}
+
+
+def seccomp_program() -> bytes | None:
+    """The filter for this machine's architecture, or None where it is not known."""
+    import platform
+    import struct
+    if platform.machine() not in _SYSCALLS:
+        return None
+    arch, nr = _SYSCALLS[platform.machine()]
+    load, jeq, jset, ret = 0x20, 0x15, 0x45, 0x06             # BPF_LD|W|ABS, BPF_JMP|JEQ|K, JSET|K, BPF_RET|K
+    allow, eperm, enosys = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
+    deny = [nr[k] for k in ("fork", "vfork") if k in nr]
+    n = len(deny)
+    code = [(load, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, eperm), (load, 0, 0, 0)]     # arch, then the number
+    # then, after the n denials (a jump skips jt instructions): clone3? clone? allow; load the flags;
+    # CLONE_THREAD? eperm enosys allow
+    code += [(jeq, n + 4 - i, 0, d) for i, d in enumerate(deny)]
+    code += [(jeq, 5, 0, nr["clone3"]), (jeq, 1, 0, nr["clone"]), (ret, 0, 0, allow),
+             (load, 0, 0, 16), (jset, 2, 0, 0x00010000), (ret, 0, 0, eperm), (ret, 0, 0, enosys),
+             (ret, 0, 0, allow)]
+    return b"".join(struct.pack("<HBBI", *c) for c in code)
+
+
+def _seccomp_fd() -> int | None:
+    """A pipe's read end holding ``seccomp_program()`` (one per bwrap: it reads it to the end), or None."""
+    program = seccomp_program()
+    if program is None:
+        return None
+    read, write = os.pipe()
+    os.write(write, program)
+    os.close(write)
+    return read
+
+
+def _bwrap_command(tree: pathlib.Path, seccomp: int | None = None) -> list:
     cmd = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all", "--unshare-user", "--disable-userns",
            "--uid", str(NOBODY), "--gid", str(NOBODY), "--cap-drop", "ALL", "--clearenv"]
+    if seccomp is not None:
+        cmd += ["--seccomp", str(seccomp)]
     for top in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         if os.path.islink(top):
             cmd += ["--symlink", os.readlink(top), top]
@@ -107,6 +149,12 @@ def _bwrap_command(tree: pathlib.Path) -> list:
     for key, value in _environment("/scratch").items():
         cmd += ["--setenv", key, value]
     return cmd
+
+
+def _stdlib() -> list:
+    """The folders of Python's standard library (what a fallback worker may read besides its own)."""
+    paths = sysconfig.get_paths()
+    return sorted({os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib") if os.path.isdir(paths[k])})
 
 
 def _environment(scratch: str) -> dict:
@@ -150,12 +198,17 @@ def bubblewrap_works() -> bool:
     if shutil.which("bwrap") is None:
         return False
     probe = pathlib.Path(os.path.realpath(os.environ.get("TMPDIR", "/tmp")))
-    cmd = _bwrap_command(probe) + [interpreter(), "-I", "-S", "-B", "-c",
-                                   "import sys; sys.path.insert(0, '/site'); import numpy"]
+    seccomp = _seccomp_fd()
+    cmd = _bwrap_command(probe, seccomp) + [interpreter(), "-I", "-S", "-B", "-c",
+                                            "import sys; sys.path.insert(0, '/site'); import numpy"]
     try:
-        return subprocess.run(cmd, capture_output=True, timeout=START).returncode == 0
+        return subprocess.run(cmd, capture_output=True, timeout=START,
+                              pass_fds=() if seccomp is None else (seccomp,)).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
+    finally:
+        if seccomp is not None:
+            os.close(seccomp)
 
 
 @functools.cache
@@ -171,8 +224,10 @@ def _nobody_can_run() -> bool:
 
 
 def confinement(wanted: str = "auto") -> str:
-    """The confinement a worker gets: "bubblewrap" where it runs, else "fallback" (``wanted`` forces one;
-    "bubblewrap" where it cannot run is a ValueError)."""
+    """The confinement a worker gets.  "auto": bubblewrap where it runs, else the fallback where it can run
+    the worker as uid 65534, else a ValueError (before any work): a worker as the grader's own user has only
+    the audit hook between it and that user's files, which Python code can undo.  "bubblewrap" where it
+    cannot run is a ValueError; "fallback" is the fallback as it can be had (the report says which)."""
     if wanted not in ("auto", "bubblewrap", "fallback"):
         raise ValueError(f"confinement {wanted!r}; allowed: auto, bubblewrap, fallback")
     if wanted == "fallback":
@@ -182,6 +237,11 @@ def confinement(wanted: str = "auto") -> str:
     if wanted == "bubblewrap":
         raise ValueError("bubblewrap cannot run here (install the Debian package bubblewrap, and allow"
                          " unprivileged user namespaces); use --confinement fallback or auto")
+    if not _nobody_can_run():
+        raise ValueError(f"no confinement that holds can run here: bubblewrap cannot run and uid {NOBODY} cannot"
+                         f" run {interpreter()} (the grader runs as uid {os.geteuid()}); install bubblewrap"
+                         " (Debian: apt-get install bubblewrap), or give --confinement fallback to grade with"
+                         " only an audit hook between submissions and this user's files")
     return "fallback"
 
 
@@ -190,9 +250,13 @@ def describe(kind: str) -> str:
     if kind == "bubblewrap":
         return ("bubblewrap: uid 65534 in its own user, PID and network namespaces, no capabilities, the system"
                 " read-only, only NumPy and the graded package visible, a 64 MB scratch folder, resource limits")
-    who = "uid 65534" if _nobody_can_run() else f"uid {os.geteuid()} (no unprivileged user can run this Python)"
-    return (f"fallback: a separate process as {who}, resource limits, an audit hook refusing processes,"
-            " sockets, foreign code, writes outside scratch and reads of the protected paths (no namespaces)")
+    hook = ("an audit hook refusing processes, sockets, foreign code, writes outside scratch and reads outside"
+            " the graded package, NumPy and the standard library (no namespaces)")
+    if _nobody_can_run():
+        return f"fallback: a separate process as uid {NOBODY}, resource limits, {hook}"
+    return (f"fallback, NOT ISOLATED: a separate process as the grader's own uid {os.geteuid()} (uid {NOBODY}"
+            f" cannot run this Python), resource limits, {hook}; code that undoes the hook reaches this user's"
+            " files")
 
 
 def _children(pid: int) -> list:
@@ -207,18 +271,29 @@ def _children(pid: int) -> list:
 
 
 def tree_cpu(pid: int) -> float:
-    """CPU seconds (user + system) of process ``pid`` and its descendants, from /proc."""
+    """CPU seconds (user + system) of process ``pid`` and its descendants, from /proc, the children each
+    has waited for included (a child that did the work and was reaped counts)."""
     total, todo, tick = 0.0, [pid], os.sysconf("SC_CLK_TCK")
     while todo:
         p = todo.pop()
         try:
             with open(f"/proc/{p}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / tick
+            total += sum(int(v) for v in fields[11:15]) / tick      # utime, stime, cutime, cstime
         except (OSError, IndexError, ValueError):
             continue
         todo += _children(p)
     return total
+
+
+def _reader(fd: int, deadline: float):
+    """``read(n)`` on ``fd`` that raises TimeoutError once ``deadline`` (time.monotonic) has passed."""
+    def read(n):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise TimeoutError
+        return os.read(fd, min(n, 2 ** 20))
+    return read
 
 
 class Worker:
@@ -239,8 +314,9 @@ class Worker:
         if self.kind == "bubblewrap":
             config = {"tree": "/grading", "scratch": "/scratch", "path": ["/site"], "protected": [],
                       "limit": REPLY}
-            cmd = _bwrap_command(self.tree) + [interpreter(), "-I", "-S", "-B", "/grading/worker.py",
-                                               json.dumps(config)]
+            seccomp = _seccomp_fd()
+            cmd = _bwrap_command(self.tree, seccomp) + [interpreter(), "-I", "-S", "-B", "/grading/worker.py",
+                                                        json.dumps(config)]
             env, drop, cwd = {}, False, "/"
         else:
             self.scratch.mkdir(exist_ok=True)
@@ -250,13 +326,26 @@ class Worker:
                     os.chmod(path, 0o755)
                 os.chown(self.scratch, NOBODY, NOBODY)
             config = {"tree": str(self.tree), "scratch": str(self.scratch),
-                      "path": [str(numpy_folders()[0].parent)], "protected": self.protected, "limit": REPLY}
+                      "path": [str(numpy_folders()[0].parent)], "protected": self.protected, "limit": REPLY,
+                      "readable": [str(self.tree)] + [str(p) for p in numpy_folders()] + _stdlib() + ["/dev"]}
             cmd = [interpreter(), "-I", "-S", "-B", str(self.tree / "worker.py"), json.dumps(config)]
-            env, cwd = _environment(str(self.scratch)), str(self.scratch)
-        with open(self.output, "ab") as out:
-            self.proc = subprocess.Popen(_launch(cmd, self.cpu_seconds, drop), stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=out, env=env, cwd=cwd, start_new_session=True)
+            env, cwd, seccomp = _environment(str(self.scratch)), str(self.scratch), None
+        try:
+            with open(self.output, "ab") as out:
+                self.proc = subprocess.Popen(_launch(cmd, self.cpu_seconds, drop), stdin=subprocess.PIPE,
+                                             stdout=subprocess.PIPE, stderr=out, env=env, cwd=cwd,
+                                             start_new_session=True, pass_fds=() if seccomp is None else (seccomp,))
+        finally:
+            if seccomp is not None:
+                os.close(seccomp)
         self.started += 1
+        try:                                # the worker says it is ready before any submitted code can run
+            ready = wire.decode(*wire.read_frame(_reader(self.proc.stdout.fileno(), time.monotonic() + START), 4096))
+        except (TimeoutError, EOFError, OSError, wire.WireError, ValueError, KeyError):
+            ready = None
+        if ready != {"ready": True}:
+            self.close()
+            raise WorkerError(f"the worker did not start within {START:g} s")
 
     def close(self):
         """Stop the worker (its whole process group)."""
@@ -281,14 +370,8 @@ class Worker:
             self._start()
         request = wire.encode({"probe": probe, "args": args})
         before = self.cpu()
-        deadline = time.monotonic() + timeout + (START if self.started and before == 0.0 else 0.0)
-        fd = self.proc.stdout.fileno()
-
-        def read(n):
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                raise TimeoutError
-            return os.read(fd, min(n, 2 ** 20))
+        deadline = time.monotonic() + timeout
+        read = _reader(self.proc.stdout.fileno(), deadline)
         try:
             self.proc.stdin.write(request)
             self.proc.stdin.flush()

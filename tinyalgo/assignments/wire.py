@@ -22,6 +22,7 @@ import struct
 import numpy as np
 
 MAX_DEPTH = 24
+MAX_HEADER = 2 ** 20                 # the JSON header's bytes: the tree, not the arrays (a few kB in practice)
 KINDS = "biuf"                       # bool, signed and unsigned integers, floats
 
 
@@ -80,8 +81,8 @@ def read_frame(read, limit: int) -> tuple:
     """(header bytes, body bytes) of the next frame from ``read(n)``; a
     WireError if it is larger than ``limit`` bytes, EOFError at the end."""
     size = struct.unpack(">Q", _read_exact(read, 8))[0]
-    if size > limit:
-        raise WireError(f"a header of {size} bytes (the limit is {limit})")
+    if size > min(limit, MAX_HEADER):
+        raise WireError(f"a header of {size} bytes (the limit is {min(limit, MAX_HEADER)})")
     header = _read_exact(read, size)
     try:
         sizes = json.loads(header.decode("utf-8"))["sizes"]

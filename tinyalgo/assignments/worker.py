@@ -44,17 +44,20 @@ INTROSPECTION = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.
                  "sys.addaudithook")
 
 
-def install_hook(scratch: str, protected: list) -> None:
+def install_hook(scratch: str, protected: list, readable: list = ()) -> None:
     """Install the audit hook described in the module docstring.  It cannot be removed: from here on
-    every event of the process, the student's code and the worker's own, passes through it."""
+    every event of the process, the student's code and the worker's own, passes through it.  ``readable``:
+    if given, the only folders a file may be read from (scratch always may)."""
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
     realpath, sep = os.path.realpath, os.sep
+    blocked, spawn, mutate, introspection = BLOCKED_IMPORTS, SPAWN, MUTATE, INTROSPECTION  # bound here, not looked up
+    protected, readable = tuple(protected), tuple(readable)
 
     def inside(path, root):
         return path == root or path.startswith(root + sep)
 
     def hook(event, args):
-        if event in INTROSPECTION:
+        if event in introspection:
             raise PermissionError(f"the grader does not allow {event}")
         if event == "open":
             path, mode, flags = args[0], args[1], args[2]
@@ -67,13 +70,15 @@ def install_hook(scratch: str, protected: list) -> None:
                 (mode is None and flags is not None and flags & write_flags)
             if writing and not inside(path, scratch) and path != os.devnull:
                 raise PermissionError(f"the grader does not allow writing {path}")
-        elif event == "import" and args[0].split(".")[0] in BLOCKED_IMPORTS:
+            if readable and not inside(path, scratch) and not any(inside(path, root) for root in readable):
+                raise PermissionError(f"the grader does not allow reading {path}")
+        elif event == "import" and args[0].split(".")[0] in blocked:
             raise PermissionError(f"the grader does not allow importing {args[0]}")
-        elif event.startswith(SPAWN):
+        elif event.startswith(spawn):
             raise PermissionError(f"the grader does not allow starting a process ({event})")
         elif event.startswith(("socket.", "ctypes.", "sys.remote_exec")):
             raise PermissionError(f"the grader does not allow {event}")
-        elif event.startswith(MUTATE):
+        elif event.startswith(mutate):
             paths = [os.fsdecode(a) for a in args if isinstance(a, (str, bytes))]
             if not all(inside(realpath(p), scratch) for p in paths):
                 raise PermissionError(f"the grader does not allow changing the file system ({event})")
@@ -110,8 +115,10 @@ def main() -> None:
     for module, name in (("_posixsubprocess", "fork_exec"), ("subprocess", "_fork_exec")):
         if module in sys.modules:           # starts a process with no audit event of its own
             setattr(sys.modules[module], name, None)
-    install_hook(os.path.realpath(config["scratch"]), [os.path.realpath(p) for p in config["protected"]])
+    install_hook(os.path.realpath(config["scratch"]), [os.path.realpath(p) for p in config["protected"]],
+                 [os.path.realpath(p) for p in config.get("readable", [])])
     os.chdir(config["scratch"])
+    os.write(reply_fd, wire.encode({"ready": True}))      # before any submitted code runs
     reader = os.fdopen(request_fd, "rb", buffering=0)
     while True:
         try:

@@ -52,7 +52,8 @@ def _tanh(g, x, dout, timed=False):
 
 def test_tanh_backward_by_hand(g):
     _tanh(g, np.array([0.0, np.arctanh(0.5), -np.arctanh(0.5)]), np.array([2.0, 1.0, 4.0]))
-    _tanh(g, g.rng.uniform(-2, 2, size=sizes(g.rng, 1, 5, 2)), g.rng.integers(-3, 4, size=1) * 1.0)
+    shape = sizes(g.rng, 1, 5, 2)
+    _tanh(g, g.rng.uniform(-2, 2, size=shape), g.rng.integers(-3, 4, size=shape) * 1.0)
     _tanh(g, g.rng.normal(size=(128, 256)), g.rng.normal(size=(128, 256)), timed=True)
 
 
