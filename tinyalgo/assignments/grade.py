@@ -307,11 +307,11 @@ def format_grade(result: dict) -> str:
         lines.extend(f"  {n}" for n in result["notes"])
     if result.get("output"):
         lines.append("\nwhat the submission printed:")
-        lines.append(result["output"])
+        lines.extend("  | " + text for text in result["output"].splitlines())
     if result.get("confinement"):
         lines.append(f"\nconfinement: {result['confinement']}")
     lines.append(f"\ntotal: {result['earned']}/{result['total']} points")
-    return "\n".join(lines)
+    return sandbox.printable("\n".join(lines))
 
 
 MAX_ZIP = 512 * 2 ** 20              # the uncompressed size of a submitted zip, bytes
@@ -356,7 +356,8 @@ def grade_all(folder, tests, test_timeout: float = 30.0, submission_timeout: flo
     submission that cannot be graded is a row with its reason; it never stops
     the others.  ``progress(done, total, student, result or None, error or
     None)`` is called after each.  Returns [(student, result or None, error or
-    None)] by name (a zip's student is its name without ``.zip``)."""
+    None)] by name (a zip's student is its name without ``.zip``, or with it where a folder has that
+    name too)."""
     import concurrent.futures
 
     check_limits(test_timeout, submission_timeout)
@@ -366,10 +367,11 @@ def grade_all(folder, tests, test_timeout: float = 30.0, submission_timeout: flo
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ValueError(f"--workers {workers!r}: allowed a positive whole number")
     workers = workers or os.cpu_count() or 1
-    rows = {}
+    rows, stems = {}, [p.stem if p.suffix.lower() == ".zip" else p.name for p in students]
+    names = {p: p.name if stems.count(stem) > 1 else stem for p, stem in zip(students, stems)}
 
     def one(path):
-        name = path.stem if path.suffix.lower() == ".zip" else path.name
+        name = names[path]
         try:
             if path.is_dir():
                 return name, grade(path, tests, test_timeout, submission_timeout, confinement), None
@@ -380,10 +382,13 @@ def grade_all(folder, tests, test_timeout: float = 30.0, submission_timeout: flo
         except Exception as err:                # one bad submission never stops the class
             return name, None, f"{type(err).__name__}: {err}" if not isinstance(err, ValueError) else str(err)
 
+    def run(path):
+        return path, one(path)
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-        for done, future in enumerate(concurrent.futures.as_completed([pool.submit(one, p) for p in students]), 1):
-            student, result, error = future.result()
-            rows[student] = (student, result, error)
+        for done, future in enumerate(concurrent.futures.as_completed([pool.submit(run, p) for p in students]), 1):
+            path, (student, result, error) = future.result()
+            rows[path] = (student, result, error)
             if progress is not None:
                 progress(done, len(students), student, result, error)
-    return [rows[p.stem if p.suffix.lower() == ".zip" else p.name] for p in students]
+    return [rows[p] for p in students]

@@ -358,7 +358,7 @@ Each layer below says what it stops and what it does not.
     folder, not the submission, not the installed solution), no other process.
   - *fallback*, where bubblewrap cannot run: a separate process in its own session as uid 65534
     (the grader must be root, and that user able to run the interpreter), with a PEP 578 audit hook
-    that refuses processes, sockets, `ctypes`, writes outside scratch and reads outside the graded
+    that refuses processes, sockets, `ctypes`, file writes and reads outside the graded
     package, NumPy and the standard library.  The uid is the wall here: uid 65534 cannot write the
     grader's files, signal its processes or start new ones (`RLIMIT_NPROC` 0), and reads only what
     is world-readable.  The audit hook is a second, Python-level layer that determined code can

@@ -19,7 +19,7 @@ Confinement (``confinement()`` says which one a grade ran under):
                 process in its own session, as uid 65534 if the grader is
                 root and the interpreter is readable by it; the audit hook
                 of ``worker.py`` refuses processes, sockets, foreign code,
-                writes outside scratch and reads of the protected paths.
+                every file write and reads of the protected paths.
 
 Both add resource limits (``setrlimit``): address space, CPU seconds, file
 size (what the worker prints is capped by it too) and open files; a call that
@@ -32,6 +32,7 @@ import functools
 import json
 import os
 import pathlib
+import re
 import select
 import shutil
 import signal
@@ -53,6 +54,18 @@ OUTPUT = 2 ** 20                   # what the worker may print, bytes
 REPLY = 256 * 2 ** 20              # the largest answer read, bytes
 SCRATCH = 64 * 2 ** 20             # the scratch folder under bubblewrap, bytes
 START = 60.0                       # seconds for a worker to start and import NumPy
+
+
+# What a terminal or a viewer would act on rather than show: C0 and C1 controls (escape sequences, carriage
+# return, backspace), line and paragraph separators and the bidirectional overrides.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str, newlines: bool = True) -> str:
+    """``text`` with every control character written as an escape (``\\x1b``); newlines and tabs are kept if
+    ``newlines``, else escaped too.  What the submission says reaches a report only through this."""
+    text = _CONTROL.sub(lambda m: ascii(m.group())[1:-1], text)
+    return text if newlines else text.replace("\n", "\\n").replace("\t", "\\t")
 
 
 class WorkerError(Exception):
@@ -223,10 +236,25 @@ def _nobody_can_run() -> bool:
         return False
 
 
+@functools.cache
+def _nobody_reads_the_reference() -> bool:
+    """True when uid 65534 can read this grader's own ``tinyalgo`` (the reference solution)."""
+    if os.geteuid() != 0:
+        return True
+    import tinyalgo
+    check = f"open({str(pathlib.Path(tinyalgo.__file__).resolve().parent / 'qlearning.py')!r}).read()"
+    try:
+        return subprocess.run(_launch([interpreter(), "-I", "-S", "-c", check], 30, True), capture_output=True,
+                              cwd="/", timeout=START).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return True
+
+
 def confinement(wanted: str = "auto") -> str:
     """The confinement a worker gets.  "auto": bubblewrap where it runs, else the fallback where it can run
-    the worker as uid 65534, else a ValueError (before any work): a worker as the grader's own user has only
-    the audit hook between it and that user's files, which Python code can undo.  "bubblewrap" where it
+    the worker as uid 65534 and that user cannot read the reference solution, else a ValueError (before any
+    work): otherwise only the audit hook, Python code beside the submission's, stands between the worker and
+    the reference or the grader's files.  "bubblewrap" where it
     cannot run is a ValueError; "fallback" is the fallback as it can be had (the report says which)."""
     if wanted not in ("auto", "bubblewrap", "fallback"):
         raise ValueError(f"confinement {wanted!r}; allowed: auto, bubblewrap, fallback")
@@ -237,11 +265,12 @@ def confinement(wanted: str = "auto") -> str:
     if wanted == "bubblewrap":
         raise ValueError("bubblewrap cannot run here (install the Debian package bubblewrap, and allow"
                          " unprivileged user namespaces); use --confinement fallback or auto")
-    if not _nobody_can_run():
-        raise ValueError(f"no confinement that holds can run here: bubblewrap cannot run and uid {NOBODY} cannot"
-                         f" run {interpreter()} (the grader runs as uid {os.geteuid()}); install bubblewrap"
-                         " (Debian: apt-get install bubblewrap), or give --confinement fallback to grade with"
-                         " only an audit hook between submissions and this user's files")
+    if not _nobody_can_run() or _nobody_reads_the_reference():
+        why = (f"uid {NOBODY} cannot run {interpreter()} (the grader runs as uid {os.geteuid()})"
+               if not _nobody_can_run() else f"uid {NOBODY} can read the reference solution (this tinyalgo)")
+        raise ValueError(f"no confinement that holds can run here: bubblewrap cannot run and {why}; install"
+                         " bubblewrap (Debian: apt-get install bubblewrap), or give --confinement fallback to grade"
+                         " with only an audit hook between submissions and what the worker's user can read")
     return "fallback"
 
 
@@ -250,7 +279,7 @@ def describe(kind: str) -> str:
     if kind == "bubblewrap":
         return ("bubblewrap: uid 65534 in its own user, PID and network namespaces, no capabilities, the system"
                 " read-only, only NumPy and the graded package visible, a 64 MB scratch folder, resource limits")
-    hook = ("an audit hook refusing processes, sockets, foreign code, writes outside scratch and reads outside"
+    hook = ("an audit hook refusing processes, sockets, foreign code, file writes and reads outside"
             " the graded package, NumPy and the standard library (no namespaces)")
     if _nobody_can_run():
         return f"fallback: a separate process as uid {NOBODY}, resource limits, {hook}"
@@ -321,12 +350,12 @@ class Worker:
         else:
             self.scratch.mkdir(exist_ok=True)
             drop = _nobody_can_run()
-            if drop:
+            if drop:                        # the scratch folder stays the grader's: uid 65534 writes no file
                 for path in (self.tree.parent, self.tree, self.scratch):
                     os.chmod(path, 0o755)
-                os.chown(self.scratch, NOBODY, NOBODY)
             config = {"tree": str(self.tree), "scratch": str(self.scratch),
                       "path": [str(numpy_folders()[0].parent)], "protected": self.protected, "limit": REPLY,
+                      "writable": False,
                       "readable": [str(self.tree)] + [str(p) for p in numpy_folders()] + _stdlib() + ["/dev"]}
             cmd = [interpreter(), "-I", "-S", "-B", str(self.tree / "worker.py"), json.dumps(config)]
             env, cwd, seccomp = _environment(str(self.scratch)), str(self.scratch), None
@@ -396,13 +425,14 @@ class Worker:
             if not (isinstance(e, dict) and isinstance(e.get("type"), str) and isinstance(e.get("message"), str)):
                 raise WorkerError("the error report is malformed")
             where = [w for w in e.get("where", []) if isinstance(w, str)][:5]
-            raise StudentError(e["type"][:100], e["message"][:2000], where)
+            raise StudentError(printable(e["type"][:100], newlines=False), printable(e["message"][:2000]),
+                               [printable(w, newlines=False) for w in where])
         return reply["ok"], seconds
 
     def printed(self, limit: int = 4000) -> str:
         """The last ``limit`` characters the worker printed."""
         try:
-            return self.output.read_bytes()[-limit:].decode("utf-8", "replace")
+            return printable(self.output.read_bytes()[-limit:].decode("utf-8", "replace"))
         except OSError:
             return ""
 

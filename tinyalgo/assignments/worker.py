@@ -44,44 +44,100 @@ INTROSPECTION = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.
                  "sys.addaudithook")
 
 
-def install_hook(scratch: str, protected: list, readable: list = ()) -> None:
+def install_hook(scratch: str, protected: list, readable: list = (), writable: bool = True) -> None:
     """Install the audit hook described in the module docstring.  It cannot be removed: from here on
     every event of the process, the student's code and the worker's own, passes through it.  ``readable``:
-    if given, the only folders a file may be read from (scratch always may)."""
-    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
-    realpath, sep = os.path.realpath, os.sep
-    blocked, spawn, mutate, introspection = BLOCKED_IMPORTS, SPAWN, MUTATE, INTROSPECTION  # bound here, not looked up
-    protected, readable = tuple(protected), tuple(readable)
+    if given, the only folders a file may be read from (scratch always may); ``writable``: whether files
+    may be written in scratch.
 
-    def inside(path, root):
-        return path == root or path.startswith(root + sep)
+    The hook runs beside the student's code, which can rebind any module attribute (``os.path.abspath``,
+    ``builtins.any``) and reach the hook's own frame through the traceback of an error it raised.  So it
+    looks nothing up at call time: every name it uses is a C function, a type or a string bound here, paths
+    are resolved with ``lstat`` and ``readlink`` (not ``os.path.realpath``, which is Python), a path given
+    as anything but ``str``, ``bytes`` or a descriptor is refused, and replacing a function's code or
+    defaults is refused."""
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+    lstat, readlink, getcwd, devnull = os.lstat, os.readlink, os.getcwd, os.devnull
+    encoding = sys.getfilesystemencoding()
+    exact, to_str, decode, and_ = type, str.__str__, bytes.decode, int.__and__
+    refuse, failure = PermissionError, OSError
+    is_a, text, raw, number = isinstance, str, bytes, int
+    blocked, spawn, mutate, introspection = BLOCKED_IMPORTS, SPAWN, MUTATE, INTROSPECTION  # bound here, not looked up
+    code_attributes = ("__code__", "__defaults__", "__kwdefaults__")
+    scratch, protected, readable = str(scratch), tuple(str(p) for p in protected), tuple(str(p) for p in readable)
+
+    def resolve(path):
+        """The absolute path of ``path`` (str, bytes or a subclass) with every link followed, by system calls."""
+        if is_a(path, raw):
+            path = decode(path, encoding, "surrogateescape")
+        elif is_a(path, text):
+            path = to_str(path)                 # the characters themselves, whatever a subclass says
+        else:
+            raise refuse("the grader allows file paths as str or bytes only")
+        if not path.startswith("/"):
+            path = getcwd() + "/" + path
+        todo, out, links = path.split("/")[::-1], "", 0
+        while todo:
+            part = todo.pop()
+            if part in ("", "."):
+                continue
+            if part == "..":
+                out = out[:out.rfind("/")]
+                continue
+            candidate = out + "/" + part
+            try:
+                is_link = and_(lstat(candidate).st_mode, 0o170000) == 0o120000
+            except failure:
+                is_link = False
+            if not is_link:
+                out = candidate
+                continue
+            links += 1
+            if links > 40:
+                raise refuse(f"the grader does not allow {path} (too many links)")
+            target = readlink(candidate)
+            if target.startswith("/"):
+                out = ""
+            todo.extend(target.split("/")[::-1])
+        return out or "/"
+
+    def inside(path, roots):
+        for root in roots:
+            if path == root or path.startswith(root + "/"):
+                return True
+        return False
 
     def hook(event, args):
         if event in introspection:
-            raise PermissionError(f"the grader does not allow {event}")
+            raise refuse(f"the grader does not allow {event}")
+        if event == "object.__setattr__" and exact(args[1]) is text and args[1] in code_attributes:
+            raise refuse(f"the grader does not allow replacing {args[1]}")
         if event == "open":
             path, mode, flags = args[0], args[1], args[2]
-            if not isinstance(path, (str, bytes)):
+            if exact(path) is number:
                 return
-            path = realpath(os.fsdecode(path))
-            if any(inside(path, root) for root in protected):
-                raise PermissionError(f"the grader does not allow reading {path}")
-            writing = (mode is not None and any(c in str(mode) for c in "wax+")) or \
-                (mode is None and flags is not None and flags & write_flags)
-            if writing and not inside(path, scratch) and path != os.devnull:
-                raise PermissionError(f"the grader does not allow writing {path}")
-            if readable and not inside(path, scratch) and not any(inside(path, root) for root in readable):
-                raise PermissionError(f"the grader does not allow reading {path}")
-        elif event == "import" and args[0].split(".")[0] in blocked:
-            raise PermissionError(f"the grader does not allow importing {args[0]}")
+            path = resolve(path)
+            if inside(path, protected):
+                raise refuse(f"the grader does not allow reading {path}")
+            if mode is not None and not is_a(mode, text):
+                raise refuse("the grader allows a file mode as str only")
+            writing = (mode is not None and ("w" in to_str(mode) or "a" in to_str(mode) or "x" in to_str(mode)
+                                             or "+" in to_str(mode))) or \
+                (mode is None and flags is not None and and_(flags, write_flags) != 0)
+            if writing and not (writable and inside(path, (scratch,))) and path != devnull:
+                raise refuse(f"the grader does not allow writing {path}")
+            if readable and not inside(path, (scratch,)) and not inside(path, readable):
+                raise refuse(f"the grader does not allow reading {path}")
+        elif event == "import" and to_str(args[0]).split(".")[0] in blocked:
+            raise refuse(f"the grader does not allow importing {args[0]}")
         elif event.startswith(spawn):
-            raise PermissionError(f"the grader does not allow starting a process ({event})")
+            raise refuse(f"the grader does not allow starting a process ({event})")
         elif event.startswith(("socket.", "ctypes.", "sys.remote_exec")):
-            raise PermissionError(f"the grader does not allow {event}")
+            raise refuse(f"the grader does not allow {event}")
         elif event.startswith(mutate):
-            paths = [os.fsdecode(a) for a in args if isinstance(a, (str, bytes))]
-            if not all(inside(realpath(p), scratch) for p in paths):
-                raise PermissionError(f"the grader does not allow changing the file system ({event})")
+            for a in args:
+                if is_a(a, (text, raw)) and not (writable and inside(resolve(a), (scratch,))):
+                    raise refuse(f"the grader does not allow changing the file system ({event})")
 
     sys.addaudithook(hook)
 
@@ -116,7 +172,7 @@ def main() -> None:
         if module in sys.modules:           # starts a process with no audit event of its own
             setattr(sys.modules[module], name, None)
     install_hook(os.path.realpath(config["scratch"]), [os.path.realpath(p) for p in config["protected"]],
-                 [os.path.realpath(p) for p in config.get("readable", [])])
+                 [os.path.realpath(p) for p in config.get("readable", [])], config.get("writable", True))
     os.chdir(config["scratch"])
     os.write(reply_fd, wire.encode({"ready": True}))      # before any submitted code runs
     reader = os.fdopen(request_fd, "rb", buffering=0)

@@ -61,7 +61,7 @@ class Session:
         return answer
 
     def _call(self, probe, args):
-        from tinyalgo.assignments.sandbox import StudentError, WorkerError
+        from tinyalgo.assignments.sandbox import StudentError, WorkerError, printable
         if self.budget[0] <= 0:
             raise AssertionError("not run: the submission has used its whole time budget")
         start = time.monotonic()
@@ -77,17 +77,19 @@ class Session:
         if not isinstance(reply, dict) or "out" not in reply:
             raise AssertionError("the worker's answer is malformed")
         changed = reply.get("changed") or []
-        if changed:
-            names = ", ".join(str(c) for c in changed)
+        if changed:                         # the worker's words: shown short and without control characters
+            changed = changed if isinstance(changed, list) else [changed]
+            names = ", ".join(printable(str(c)[:40], newlines=False) for c in changed[:8])
             raise AssertionError(f"changed its argument{'s' * (len(changed) > 1)} {names} in place: a backward"
                                  " pass reads its inputs and returns new arrays")
         return reply["out"], seconds
 
 
 def _cpu(f) -> float:
-    start = time.process_time()
+    """CPU seconds of ``f()`` in this thread (grade-all grades in several threads at once)."""
+    start = time.thread_time()
     f()
-    return time.process_time() - start
+    return time.thread_time() - start
 
 
 def rel_error(a, b) -> float:
