@@ -87,6 +87,11 @@ def resume_run(out: str, log=print, budget: int | None = None, threads: int | No
     controller, extra = load_checkpoint(ckpt)
     if extra.get("mode") != "qlearning":
         raise ValueError(f"{ckpt} is not a Q-learning run (mode {extra.get('mode')!r})")
+    missing = [key for key in ("config", "run") if not isinstance(extra.get(key), dict)]
+    if missing:
+        raise ValueError(f"{ckpt} has no {' and no '.join(f'extra.{key}' for key in missing)} (the run's"
+                         f" {' and '.join('configuration' if k == 'config' else 'state' for k in missing)}):"
+                         f" it cannot be resumed; evaluate it, or train a new run without --resume")
     changes = {name: value for name, value in (("budget", budget), ("threads", threads)) if value is not None}
     cfg, state = saved_run(extra, **changes)
     controller.reference = cfg.reference             # the saved run's path
