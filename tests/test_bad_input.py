@@ -377,7 +377,8 @@ def test_save_checkpoint_refuses_what_load_checkpoint_would_refuse_and_writes_no
 
 def test_a_greedy_agent_needs_a_controller():
     from tinyalgo.evaluation import GreedyAgent
-    with pytest.raises(ValueError, match=r"GreedyAgent needs a controller \(tinyalgo.controller.Controller\); got None"):
+    with pytest.raises(ValueError, match=r"GreedyAgent needs a controller \(tinyalgo.controller.Controller\);"
+                                         r" got None"):
         GreedyAgent(None)
 
 
