@@ -18,7 +18,7 @@ HERE = pathlib.Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(HERE.parent.parent))
 
 import tinyalgo  # noqa: E402, F401
-from tinyalgo.qtraining import QTrainer  # noqa: E402
+from tinyalgo.runs.beyond import BeyondThePaper  # noqa: E402
 from tinyalgo.runs.config import QConfig  # noqa: E402
 
 
@@ -42,7 +42,7 @@ def main():
     fixture = json.loads((HERE / "q_runs.json").read_text(encoding="utf-8"))
     runs, params = {}, {}
     for case, options in fixture["cases"].items():
-        trainer = QTrainer(QConfig(**options), log=lambda line: None)
+        trainer = BeyondThePaper(QConfig(**options), log=lambda line: None)
         trainer.run()
         runs[case] = behaviour(trainer)
         params.update({f"{case}/{name}": value for name, value in trainer.controller.params.items()})

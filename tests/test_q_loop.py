@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from q_runs import behaviour
-from tinyalgo.qtraining import QTrainer
+from tinyalgo.runs.beyond import BeyondThePaper
 from tinyalgo.runs import rundir
 from tinyalgo.runs.config import QConfig
 
@@ -36,8 +36,8 @@ def config(case: str, path: str = "default") -> QConfig:
 
 
 @functools.cache
-def trained(case: str, path: str = "default") -> QTrainer:
-    trainer = QTrainer(config(case, path), log=lambda line: None)
+def trained(case: str, path: str = "default") -> BeyondThePaper:
+    trainer = BeyondThePaper(config(case, path), log=lambda line: None)
     trainer.run()
     return trainer
 
@@ -64,7 +64,7 @@ def test_a_fixed_seed_run_behaves_as_recorded(case, path):
 def test_the_tolerance_is_far_below_what_training_moves(case):
     """The recorded parameters are far from where the run started: a loop
     that trained differently would fail the tolerance by orders of magnitude."""
-    start = QTrainer(config(case), log=lambda line: None).snapshot()
+    start = BeyondThePaper(config(case), log=lambda line: None).snapshot()
     recorded = recorded_params(case)
     moved = max(float(np.max(np.abs(recorded[name] - start[name]))) for name in recorded)
     assert moved > 1e3 * TOLERANCE[next(iter(recorded.values())).dtype]
@@ -72,7 +72,7 @@ def test_the_tolerance_is_far_below_what_training_moves(case):
 
 def test_the_same_seed_twice_ends_with_the_same_bits():
     first = trained("budget_end")
-    again = QTrainer(config("budget_end"), log=lambda line: None)
+    again = BeyondThePaper(config("budget_end"), log=lambda line: None)
     again.run()
     assert behaviour(again) == behaviour(first)
     for name, value in first.controller.params.items():
@@ -83,7 +83,7 @@ def test_a_run_resumed_from_its_files_ends_as_the_uninterrupted_run(tmp_path):
     """Saved after the solve, while it trains on towards the confirmation
     (so its best tested model is saved too), resumed from the files."""
     straight = trained("budget_end")
-    first = QTrainer(config("budget_end"), log=lambda line: None)
+    first = BeyondThePaper(config("budget_end"), log=lambda line: None)
     first.run(should_stop=lambda: first.state.best is not None)
     assert first.state.solved_at is not None and first.state.chars < straight.state.chars
     rundir.save_run(str(tmp_path), first)

@@ -22,6 +22,7 @@ from tinyalgo.controller import Controller
 from tinyalgo.qtraining import RunState
 from tinyalgo.runs.config import QConfig
 from tinyalgo.qtraining import QTrainer
+from tinyalgo.runs.beyond import BeyondThePaper
 
 SAVE_EVERY_SECONDS = 30.0
 
@@ -78,7 +79,7 @@ def saved_run(extra: dict, **changes) -> tuple:
     return QConfig.from_saved({**extra["config"], **changes}), RunState(**extra["run"])
 
 
-def resume_run(out: str, log=print, budget: int | None = None, threads: int | None = None) -> QTrainer:
+def resume_run(out: str, log=print, budget: int | None = None, threads: int | None = None) -> BeyondThePaper:
     """The run saved in ``out``, ready to ``run()`` on (with a new ``budget``
     and ``threads`` if given: neither changes what the run computes); its
     config is read with ``QConfig.from_saved``, so runs saved before an
@@ -95,7 +96,7 @@ def resume_run(out: str, log=print, budget: int | None = None, threads: int | No
     changes = {name: value for name, value in (("budget", budget), ("threads", threads)) if value is not None}
     cfg, state = saved_run(extra, **changes)
     controller.reference = cfg.reference             # the saved run's path
-    trainer = QTrainer(cfg, controller=controller, state=state, log=log)
+    trainer = BeyondThePaper(cfg, controller=controller, state=state, log=log)
     if state.best is not None:
         if os.path.exists(best_path(out)):
             best_model, best_extra = load_checkpoint(best_path(out))
@@ -113,12 +114,12 @@ class RunSaver:
 
     def __init__(self, out: str, trainer: QTrainer, every: float | None = None):
         self.out, self.every = out, SAVE_EVERY_SECONDS if every is None else every
-        self.last_save, self.best_saved = time.perf_counter(), trainer.best_params
+        self.last_save, self.best_saved = time.perf_counter(), getattr(trainer, "best_params", None)
 
     def __call__(self, trainer: QTrainer, force: bool = False) -> None:
         if force or time.perf_counter() - self.last_save >= self.every:
             save_run(self.out, trainer, self.best_saved)
-            self.best_saved, self.last_save = trainer.best_params, time.perf_counter()
+            self.best_saved, self.last_save = getattr(trainer, "best_params", None), time.perf_counter()
 
 
 def save_run(out: str, trainer: QTrainer, best_saved=None) -> None:
@@ -126,8 +127,9 @@ def save_run(out: str, trainer: QTrainer, best_saved=None) -> None:
     unless ``best_saved`` is already the best model (the run state names it)."""
     params, state = trainer.boundary()
     config = trainer.controller.config
-    if trainer.best_params is not None and trainer.best_params is not best_saved:
-        save_checkpoint(best_path(out), Controller(config, params=trainer.best_params),
+    best_params = getattr(trainer, "best_params", None)          # a BeyondThePaper run's best tested model
+    if best_params is not None and best_params is not best_saved:
+        save_checkpoint(best_path(out), Controller(config, params=best_params),
                         dict(mode="qlearning-best", config=asdict(trainer.cfg), best=trainer.state.best))
     save_checkpoint(checkpoint_path(out), Controller(config, params=params),
                     dict(mode="qlearning", config=asdict(trainer.cfg), run=asdict(state)))
