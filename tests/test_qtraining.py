@@ -18,6 +18,7 @@ def small(**kw):
     return QConfig(**base)
 
 
+@pytest.mark.slow
 def test_q_learning_solves_copy_at_a_short_length_and_stops_there():
     """The paper's loop stops at the solve, even where the configuration asks a
     wrapper to train on past it (confirm_length: BeyondThePaper's)."""
@@ -39,6 +40,7 @@ def test_the_papers_loop_refuses_options_that_act_before_the_solve():
             QTrainer(small(**kw))
 
 
+@pytest.mark.slow
 def test_at_the_papers_values_the_wrapper_is_the_papers_loop():
     """BeyondThePaper with confirm_length 0 and every other option at the
     paper's value trains exactly what QTrainer trains."""
@@ -51,6 +53,7 @@ def test_at_the_papers_values_the_wrapper_is_the_papers_loop():
         np.testing.assert_array_equal(wrapped.controller.params[name], value)
 
 
+@pytest.mark.slow
 def test_resume_continues_the_same_run():
     cfg = small(budget=30_000, validate_every=3)
     straight = QTrainer(cfg, log=lambda s: None)
@@ -102,6 +105,7 @@ def confirmed():
     return trainer, lines
 
 
+@pytest.mark.slow
 def test_confirm_length_trains_on_past_the_papers_solve(confirmed):
     """With confirm_length the run does not stop at the paper's solve (length
     20 here) but goes on until 50 instances of the longer length pass too."""
@@ -174,6 +178,7 @@ def test_default_controller_follows_the_paper():
     assert QConfig(task="addition").controller == "gru"
 
 
+@pytest.mark.slow
 def test_confirm_passes_needs_that_many_passes_in_a_row():
     """With confirm_passes = 3 the run stops only after three tests at the
     confirm length passed in a row, one after each curriculum advance."""
@@ -189,6 +194,7 @@ def test_confirm_passes_needs_that_many_passes_in_a_row():
         assert streak < 3
 
 
+@pytest.mark.slow
 def test_keep_best_ends_with_the_best_tested_model(confirmed):
     """Out of budget unconfirmed, a run whose last model is worse than the
     best one tested at the confirm length ends with the best one; if the last
@@ -214,6 +220,7 @@ def test_keep_best_ends_with_the_best_tested_model(confirmed):
         np.testing.assert_array_equal(trainer.controller.params[k], v)
 
 
+@pytest.mark.slow
 def test_keep_best_compares_both_models_on_the_same_fresh_test(confirmed, monkeypatch):
     """The best model's old score (the highest of many tests) does not decide:
     a best model that is no better than the last on a fresh test is not restored,
@@ -260,6 +267,7 @@ def learning_rates(monkeypatch, cfg, evaluate=None):
     return trainer, trainer.run(), used
 
 
+@pytest.mark.slow
 def test_solved_lr_takes_over_once_solved(monkeypatch):
     """solved_lr: the SGD steps use lr until the paper's solve is recorded,
     solved_lr after it (the solve at 81,000 characters, then about 40 steps until the budget ends the run,
@@ -270,6 +278,7 @@ def test_solved_lr_takes_over_once_solved(monkeypatch):
     assert {lr for lr, solved, _ in used if not solved} == {0.1} and {lr for lr, solved, _ in used if solved} == {0.03}
 
 
+@pytest.mark.slow
 def test_solved_lr_after_the_first_pass(monkeypatch):
     """solved_lr_after = "pass": lr until the test at confirm_length first
     passes (recorded in state.passed_at), solved_lr after it."""

@@ -66,6 +66,7 @@ def test_a_failing_summary_stops_the_sweep_instead_of_running_every_job_first():
     assert len(logged) == 1 and "copy-full-s0" in logged[0]   # the finished run is logged before the summary
 
 
+@pytest.mark.slow
 def test_a_stopped_sweep_resumes_to_the_same_rows(tmp_path, monkeypatch):
     straight = sweep(tmp_path / "straight")
     with stopped_after_the_first_save(monkeypatch) as saves:

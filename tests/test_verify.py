@@ -353,6 +353,7 @@ def _damaged(trained):
     return controller
 
 
+@pytest.mark.slow
 def test_the_loop_trains_a_network_that_fails_its_counterexample_until_its_machine_is_proved(trained_reverse):
     from tinyalgo.automata.loop import refine
     from tinyalgo.automata.retrain import retrain, solves
@@ -916,6 +917,7 @@ def test_numbered_instances_enumerate_every_instance_in_any_chunks():
     assert count_of_length("addition3", 10, 2) == 10 ** 6 and count_of_length("walk", 10, 3) is None
 
 
+@pytest.mark.slow
 def test_the_census_finds_every_instance_of_a_length_the_machine_fails_and_the_network_solves(monkeypatch):
     from test_automata import reverse_controller
     from tinyalgo.automata import census as census_module
@@ -935,6 +937,7 @@ def test_the_census_finds_every_instance_of_a_length_the_machine_fails_and_the_n
     assert clean["machine_fails"] == 0 and clean["instances"] is None and clean["tested"] == 1000
 
 
+@pytest.mark.slow
 def test_the_census_runs_the_counterexamples_neighbours_where_its_length_is_too_long_to_run_whole(monkeypatch):
     from tinyalgo.automata import census as census_module
     from tinyalgo.automata.witness import length_of
