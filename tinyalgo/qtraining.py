@@ -264,7 +264,8 @@ class QTrainer:
         return self.cfg.lr
 
     def after_solve(self, elapsed: float) -> bool:
-        """Called at the solve's advance; True ends the run: the paper stops at the solve."""
+        """Called at the solve's advance (and at each later advance of a run
+        that goes on); True ends the run: the paper stops at the solve."""
         return True
 
     def at_budget_end(self) -> None:
