@@ -20,7 +20,7 @@ LONGEST_FIRST = (             # nodeid prefixes, the longest first (seconds of o
     "tests/test_grader.py::test_grade_all_a_class_of_six",                                # 4
     "tests/test_appendix_sweeps.py",
     "tests/test_qtraining.py",
-    "tests/test_q_loop_bit_for_bit.py",
+    "tests/test_q_loop.py",
     "tests/test_grader.py",
 )
 

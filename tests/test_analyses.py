@@ -153,6 +153,7 @@ def test_departures_names_the_first_wrong_decision_of_every_failed_instance(tmp_
     assert dict(totals["dynamic"][2]) == {"down -> up+write": 1, "none": 1}
 
 
+@pytest.mark.slow
 def test_figure4b_trains_extracts_and_writes_its_figure_and_numbers(tmp_path):
     assert main(["experiment", "figure4b", "--out", str(tmp_path), "--budget", "3000"]) == 0
     result = json.loads((tmp_path / "figure4b.json").read_text())

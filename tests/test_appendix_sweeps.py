@@ -17,6 +17,8 @@ from tinyalgo.experiments.table1_report import (TABLE1_ROWS, claims_text, column
                                                 parse_run_name, summarize_directory, table1_markdown)
 from tinyalgo.qtraining import QTrainer
 
+pytestmark = pytest.mark.slow
+
 
 def cells(text):
     """{row label's first word: {column header: cell}} of the Markdown table in ``text``."""

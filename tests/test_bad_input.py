@@ -37,6 +37,10 @@ def workdir(tmp_path, monkeypatch):
         broken.params["q.w"][0, 0] = value
         save_checkpoint(f"{name}.npz", broken, extra)
     save_checkpoint("bare.npz", controller)                        # no task: --task is needed, and must fit
+    os.mkdir("stateless")                                          # a Q-learning run without its run state
+    save_checkpoint("stateless/checkpoint.npz", controller, {k: v for k, v in extra.items() if k != "run"})
+    arrays = dict(np.load("run/checkpoint.npz"))
+    np.savez("list.npz", **dict(arrays, __header__=np.array("[1, 2]")))      # a header that is a JSON list
     Path("binary.csv").write_bytes(bytes(range(256)) * 4)
     Path("columns.csv").write_text("task,controller,seed\ncopy,gru,0\n")
     header = "task,controller,seed,complexity,solved,char_accuracy,trained_level,solved_1000_in_training," \
@@ -138,9 +142,16 @@ CASES = [
     (["automaton", "run/checkpoint.npz", "--out", "afile"], "--out afile is a file"),
     (["automaton", "run/checkpoint.npz", "--task", "reverse", "--out", "machine"], "trained on task 'copy', not"),
     (["trace", "run/checkpoint.npz", "--png", "run"], "--png run is a folder"),
-    (["trace", "run/checkpoint.npz", "--complexity", "0"], "--complexity must be at least 1"),
+    (["trace", "run/checkpoint.npz", "--complexity", "0"], "--complexity: must be from 1 to 10,000"),
     (["trace", "missing.npz"], "no such file"),
-    (["trace", "run/checkpoint.npz", "--complexity", "5000000000"], "--complexity 5000000000 needs about"),
+    (["trace", "run/checkpoint.npz", "--complexity", "5000000000"], "--complexity: must be from 1 to 10,000"),
+    (["trace", "run/checkpoint.npz", "--complexity", "10000000"], "--complexity: must be from 1 to 10,000: every"
+                                                                  " step is recorded and printed; got 10,000,000"),
+    (["trace", "run/checkpoint.npz", "--width", "1000000000"], "--width: must be from 1 to 200 columns each side"
+                                                               " of the head; got 1,000,000,000"),
+    (["train", "--resume", "--out", "stateless"], "stateless/checkpoint.npz has no extra.run (the run's state): it"
+                                                  " cannot be resumed"),
+    (["evaluate", "list.npz"], "list.npz: its header is a JSON list, not an object"),
     (["table2", "--out", "afile"], "--out afile is a file"),
     (["table2", "--digits", "1000000000"], "--digits 1000000000 needs about"),
     (["experiment", "appendix-b", "--tasks", "multiplication", "--bases", "2", "--out", "ab"],
@@ -321,3 +332,68 @@ def test_an_explored_flag_of_zeros_and_ones_is_taken():
     env = Environment("copy", batch_size=3, complexity=4, seed=0)
     env.step(np.zeros(3, dtype=np.int64), explored=[1, 0, 1])
     assert env.explored.astype(bool).tolist() == [True, False, True]
+
+
+# ------------------------------------------------------- the API's loose ends
+def test_a_controller_takes_a_seed_or_a_generator_and_refuses_anything_else():
+    config = gru().config
+    by_seed, by_generator = Controller(config, rng=5), Controller(config, rng=np.random.default_rng(5))
+    for name, value in by_seed.params.items():
+        np.testing.assert_array_equal(value, by_generator.params[name], err_msg=name)
+    for rng, shown in (("5", "'5'"), (-1, "-1"), (True, "True"), (2.5, "2.5")):
+        with pytest.raises(ValueError, match=f"rng must be a seed \\(an integer >= 0\\) or a numpy Generator;"
+                                             f" got {shown}"):
+            Controller(config, rng=rng)
+
+
+def test_evaluate_refuses_complexities_that_are_not_a_list_of_integers_before_any_run():
+    from tinyalgo.evaluation import GreedyAgent, evaluate
+
+    class NoRuns(GreedyAgent):
+        def start(self, batch):
+            raise AssertionError("an instance was run before the complexities were checked")
+
+    agent = NoRuns(gru())
+    with pytest.raises(ValueError, match="complexities must be a list of integers of at least 1; got '10'"):
+        evaluate(agent, "copy", "10")
+    with pytest.raises(ValueError, match="each of complexities must be an integer of at least 1; got 0"):
+        evaluate(agent, "copy", [10, 0])
+    with pytest.raises(ValueError, match="complexities must be a list of integers of at least 1; got 10"):
+        evaluate(agent, "copy", 10)
+
+
+@pytest.mark.parametrize("controller,extra,message", [
+    (None, None, "controller must be a tinyalgo Controller; got NoneType"),
+    ("gru", "x", "extra must be a dict of JSON values \\(or None\\); got str"),
+    ("gru", {"when": object()}, "extra must be a dict of JSON values .*: Object of type object is not JSON"),
+    ("gru", {"mode": "qlearning", "run": "x"}, "field extra.run: found str; allowed: an object"),
+])
+def test_save_checkpoint_refuses_what_load_checkpoint_would_refuse_and_writes_nothing(tmp_path, controller, extra,
+                                                                                      message):
+    from tinyalgo.runs.checkpoint import CheckpointError
+    path = tmp_path / "model.npz"
+    with pytest.raises(CheckpointError, match=f"cannot save checkpoint {path}: {message}"):
+        save_checkpoint(path, gru() if controller == "gru" else controller, extra)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_greedy_agent_needs_a_controller():
+    from tinyalgo.evaluation import GreedyAgent
+    with pytest.raises(ValueError, match=r"GreedyAgent needs a controller \(tinyalgo.controller.Controller\);"
+                                         r" got None"):
+        GreedyAgent(None)
+
+
+@pytest.mark.parametrize("kw,message", [
+    (dict(threshold=2), r"curriculum threshold must be a fraction in \(0, 1\] of the validation instances solved;"
+                        r" got 2"),
+    (dict(threshold=0.0), r"threshold must be a fraction in \(0, 1\]"),
+    (dict(threshold="1"), r"threshold must be a fraction in \(0, 1\]"),
+    (dict(streak=0), "curriculum streak must be an integer of at least 1; got 0"),
+    (dict(spread=-1), "curriculum spread must be an integer of at least 0; got -1"),
+    (dict(minimum=0), "curriculum minimum must be an integer of at least 1; got 0"),
+])
+def test_the_curriculum_refuses_bad_settings(kw, message):
+    from tinyalgo.curriculum import Curriculum
+    with pytest.raises(ValueError, match=message):
+        Curriculum(**kw)

@@ -41,6 +41,7 @@ def test_python_dash_m_runs_without_traceback():
     assert done.returncode == 2 and "Traceback" not in done.stderr and "unknown task" in done.stderr
 
 
+@pytest.mark.slow
 def test_train_then_resume_then_evaluate(tmp_path, capsys):
     out = str(tmp_path / "run")
     assert main(["train", "--task", "copy", "--units", "16", "--budget", "4000", "--out", out]) == 0
@@ -90,6 +91,7 @@ def test_resume_of_a_missing_run_is_one_line(tmp_path, capsys):
     assert "no such file" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_resume_loads_the_best_tested_model(tmp_path, capsys):
     """A run's best tested model (best.npz) comes back on --resume; without
     the file the run says so and forgets it."""
@@ -109,6 +111,7 @@ def test_resume_loads_the_best_tested_model(tmp_path, capsys):
     assert "best.npz is missing: the run forgets its best tested model" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_the_best_tested_model_can_be_evaluated(tmp_path, capsys):
     """best.npz says which task and configuration it comes from, as checkpoint.npz does."""
     out = tmp_path / "run"
@@ -159,6 +162,7 @@ def test_show_takes_a_length_in_digits(capsys):
     assert "addition  complexity 14  step 0" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_closed_pipe_ends_quietly():
     done = subprocess.run(f"{sys.executable} -m tinyalgo show --task addition --complexity 400 | head -1",
                           shell=True, capture_output=True, text=True, executable="/bin/bash")

@@ -6,9 +6,8 @@ one path are tested equal to each other in test_one_path.py."""
 import numpy as np
 import pytest
 
-from gradcheck_helpers import EXTENDED, H_STEP
 from tinyalgo.controller import Controller, ControllerConfig, rollout_forward
-from tinyalgo.gradcheck import check_gradients, format_report
+from tinyalgo.gradcheck import EXTENDED, EXTENDED_STEP, GATE_BLOCKS, TOLERANCE, check_gradients, format_report
 
 SIZES = (5, 5, 2, 5, 3)
 CASES = [("ff", 1), ("gru", 1), ("lstm", 1), ("gru", 2), ("lstm", 2)]
@@ -27,9 +26,9 @@ def random_rollout(ctrl, T, B, rng):
     return obs, resets, state0
 
 
+@pytest.mark.gradcheck
 @pytest.mark.parametrize("core,layers", CASES)
-@pytest.mark.parametrize("T,B", [(3, 2), (5, 3)])
-def test_rollout_gradients(core, layers, T, B):
+def test_rollout_gradients(core, layers, T=4, B=2):
     rng = np.random.default_rng(T * 10 + B)
     ctrl = make(core, layers, seed=T + B)
     obs, resets, state0 = random_rollout(ctrl, T, B, rng)
@@ -47,11 +46,12 @@ def test_rollout_gradients(core, layers, T, B):
     for l, (s, ds) in enumerate(zip(ext_state, dstate0)):
         for j, (a, da) in enumerate(zip(s, ds)):
             arrays[f"state{l}.{j}"], analytic[f"state{l}.{j}"] = a, da
-    report = check_gradients(loss, arrays, analytic, h=H_STEP)
-    assert set(report["errors"]) >= set(ctrl.params)
-    assert max(report["errors"].values()) <= 1e-7, (core, layers, T, B, format_report(report))
+    report = check_gradients(loss, arrays, analytic, h=EXTENDED_STEP, blocks=GATE_BLOCKS.get(core))
+    assert {label.split("[")[0] for label in report["errors"]} >= set(ctrl.params)     # every parameter
+    assert max(report["errors"].values()) < TOLERANCE, (core, layers, T, B, format_report(report))
 
 
+@pytest.mark.gradcheck
 @pytest.mark.parametrize("core,layers", [("ff", 1), ("gru", 1)])
 def test_single_layer_gradients_in_plain_float64(core, layers):
     rng = np.random.default_rng(5)
@@ -65,8 +65,9 @@ def test_single_layer_gradients_in_plain_float64(core, layers):
         q, logp, _, _ = rollout_forward(ctrl, obs, resets, state0)
         return np.sum((q - q0) * wq) + np.sum((logp - l0) * wl)
 
-    report = check_gradients(loss, dict(ctrl.params), grads)
-    assert max(report["errors"].values()) <= 1e-6, format_report(report)
+    report = check_gradients(loss, dict(ctrl.params), grads, blocks=GATE_BLOCKS.get(core))
+    # plain float64 differences: entries near 1e-4 carry a relative roundoff just above 1e-7
+    assert max(report["errors"].values()) < 10 * TOLERANCE, format_report(report)
 
 
 @pytest.mark.parametrize("core,layers", [("gru", 1), ("lstm", 2)])

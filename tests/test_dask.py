@@ -20,6 +20,7 @@ def without_clock(rows):
     return [{k: v for k, v in r.items() if not k.startswith("minutes")} for r in rows]
 
 
+@pytest.mark.slow
 def test_a_sweep_on_a_dask_cluster_gives_the_process_pool_rows(tmp_path):
     distributed = pytest.importorskip("distributed")
     jobs = table1_jobs(["copy", "reverse"], ["full"], (0,), 3_000, str(tmp_path / "pool"), **SMALL)

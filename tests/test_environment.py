@@ -88,6 +88,7 @@ def test_timeout_after_complexity_plus_two_silent_steps(name):
         assert (result.reason[result.done] == TIMEOUT).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(TASKS))
 def test_fuzz_random_actions(name):
     B = 8

@@ -1,7 +1,10 @@
 """The public gradient-checking helpers themselves."""
 import numpy as np
+import pytest
 
 from tinyalgo.gradcheck import check_gradients, numerical_gradient, rel_error
+
+pytestmark = pytest.mark.gradcheck
 
 
 def test_rel_error_definition():
@@ -25,3 +28,31 @@ def test_check_gradients_reports_the_worst_entry_by_name():
     report = check_gradients(f, {"a": a, "b": b}, {"a": 2 * a, "b": np.array([20.0])})
     assert report["errors"]["a"] < 1e-8
     assert report["worst"][0] == "b" and report["worst"][1] == (0,)
+
+
+def test_a_wrong_gate_block_is_named():
+    """A fused GRU matrix is reported per gate block: a gradient wrong in the
+    z columns of wx only is named wx[z], the other blocks stay right."""
+    from tinyalgo.cores import core_param_shapes, gru_step_backward, gru_step_forward
+    from tinyalgo.gradcheck import GATE_BLOCKS, TOLERANCE, format_report
+
+    rng = np.random.default_rng(0)
+    D, H = 3, 4
+    p = {k: rng.uniform(-0.9, 0.9, size=s) for k, s in core_param_shapes("gru", D, H).items()}
+    x, h, dout = rng.normal(size=(2, D)), rng.normal(size=(2, H)), rng.normal(size=(2, H))
+    _, _, grads = gru_step_backward(dout, gru_step_forward(x, h, p)[1])
+    grads["wx"][:, :H] *= 1.5                                       # the z gate's columns
+    report = check_gradients(lambda: float(np.sum(gru_step_forward(x, h, p)[0] * dout)), {"core0.wx": p["wx"]},
+                             {"core0.wx": grads["wx"]}, blocks=GATE_BLOCKS["gru"])
+    errors = report["errors"]
+    assert set(errors) == {"core0.wx[z]", "core0.wx[r]", "core0.wx[h~]"}
+    assert errors["core0.wx[z]"] > 0.1 and errors["core0.wx[r]"] < TOLERANCE and errors["core0.wx[h~]"] < TOLERANCE
+    assert report["worst"][0] == "core0.wx[z]" and report["worst"][1][1] < H
+    assert "over 1e-07: core0.wx[z]" in format_report(report)
+
+
+def test_a_missing_gradient_fails_and_a_wrong_shape_is_named():
+    a = np.array([1.0, 2.0])
+    assert check_gradients(lambda: float(np.sum(a ** 2)), {"a": a}, {})["errors"] == {"a": float("inf")}
+    with pytest.raises(AssertionError, match=r"the gradient of a has shape \(3,\); a has shape \(2,\)"):
+        check_gradients(lambda: float(np.sum(a ** 2)), {"a": a}, {"a": np.zeros(3)})

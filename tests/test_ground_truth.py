@@ -84,6 +84,7 @@ def test_ground_truth_solves_every_task_and_base(name, base):
                 np.testing.assert_array_equal(written[b], answers[b])
 
 
+@pytest.mark.slow
 def test_ground_truth_at_2000_for_every_base_of_addition():
     for base in range(2, 11):
         env = Environment("addition", batch_size=2, base=base, complexity=2000, seed=base)

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.sb3
+pytestmark = [pytest.mark.sb3, pytest.mark.slow]
 gym = pytest.importorskip("gymnasium")
 pytest.importorskip("stable_baselines3")
 

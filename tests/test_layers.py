@@ -8,6 +8,8 @@ from tinyalgo.layers import (affine_backward, affine_forward, field_offsets, log
                              log_softmax_forward, nll_loss, onehot, onehot_affine_backward,
                              onehot_affine_forward, tanh_backward, tanh_forward)
 
+pytestmark = pytest.mark.gradcheck
+
 SHAPES = [tuple(int(v) for v in np.random.default_rng(s).integers(1, 7, size=3)) for s in range(6)]
 
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from tinyalgo.controller import Controller, ControllerConfig
 from tinyalgo.environment import Environment
@@ -69,6 +70,7 @@ print(json.dumps(dict(before=before, after_imports=after_imports, after_drawing=
 """
 
 
+@pytest.mark.slow
 def test_importing_and_drawing_leaves_the_backend_alone(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
     env["PYTHONPATH"] = str(ROOT)

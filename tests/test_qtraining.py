@@ -1,11 +1,14 @@
-"""Q-learning end to end: it solves copy at a short length; resuming a run
-gives the same outcome as never stopping; bad configurations are refused."""
+"""Q-learning end to end: the paper's loop (QTrainer) solves copy at a short
+length and stops there; resuming a run gives the same outcome as never
+stopping; bad configurations are refused; the options beyond the paper
+(tinyalgo.runs.beyond.BeyondThePaper) act where they say."""
 import numpy as np
 import pytest
 
 from tinyalgo.qtraining import RunState
 from tinyalgo.runs.config import QConfig
 from tinyalgo.qtraining import QTrainer
+from tinyalgo.runs.beyond import BeyondThePaper
 
 
 def small(**kw):
@@ -15,15 +18,42 @@ def small(**kw):
     return QConfig(**base)
 
 
-def test_q_learning_solves_copy_at_a_short_length():
+@pytest.mark.slow
+def test_q_learning_solves_copy_at_a_short_length_and_stops_there():
+    """The paper's loop stops at the solve, even where the configuration asks a
+    wrapper to train on past it (confirm_length: BeyondThePaper's)."""
     lines = []
-    trainer = QTrainer(small(), log=lines.append)
+    trainer = QTrainer(small(confirm_length=60), log=lines.append)
     state = trainer.run()
-    assert state.solved_at is not None, "\n".join(lines[-15:])
+    assert state.solved_at is not None and state.done, "\n".join(lines[-15:])
+    assert state.chars == state.solved_at["chars"] < trainer.cfg.budget and state.confirmed_at is None
+    assert lines[-1].endswith(f"SOLVED: 20 of 20 test instances of length 20 after {state.chars} characters")
     report = trainer.final_report()
     assert report["evaluations"][0]["solved"] == 1.0
 
 
+def test_the_papers_loop_refuses_options_that_act_before_the_solve():
+    for kw, given in ((dict(exploration="release"), "exploration='release'"), (dict(greedy_lanes=3), "greedy_lanes=3")):
+        with pytest.raises(ValueError, match=f"{given}: beyond the paper; the paper's QTrainer runs"
+                                             f" exploration='constant', greedy_lanes=0: train with"
+                                             f" tinyalgo.runs.beyond.BeyondThePaper"):
+            QTrainer(small(**kw))
+
+
+@pytest.mark.slow
+def test_at_the_papers_values_the_wrapper_is_the_papers_loop():
+    """BeyondThePaper with confirm_length 0 and every other option at the
+    paper's value trains exactly what QTrainer trains."""
+    cfg = small(budget=30_000, validate_every=3)
+    paper, wrapped = QTrainer(cfg, log=lambda s: None), BeyondThePaper(cfg, log=lambda s: None)
+    paper.run()
+    wrapped.run()
+    assert (paper.state.chars, paper.state.solved_at) == (wrapped.state.chars, wrapped.state.solved_at)
+    for name, value in paper.controller.params.items():
+        np.testing.assert_array_equal(wrapped.controller.params[name], value)
+
+
+@pytest.mark.slow
 def test_resume_continues_the_same_run():
     cfg = small(budget=30_000, validate_every=3)
     straight = QTrainer(cfg, log=lambda s: None)
@@ -68,11 +98,12 @@ def test_bad_config(kw, message):
 def confirmed():
     """A copy run trained until length 60 passed (once) after its solve at 20, and its log."""
     lines = []
-    trainer = QTrainer(small(confirm_length=60, confirm_passes=1), log=lines.append)
+    trainer = BeyondThePaper(small(confirm_length=60, confirm_passes=1), log=lines.append)
     trainer.run()
     return trainer, lines
 
 
+@pytest.mark.slow
 def test_confirm_length_trains_on_past_the_papers_solve(confirmed):
     """With confirm_length the run does not stop at the paper's solve (length
     20 here) but goes on until 50 instances of the longer length pass too."""
@@ -104,14 +135,14 @@ def test_exploration_schedules():
     """constant: epsilon on every training lane throughout (the paper); release:
     0 once the validation characters are all right, or >= 90% after the penalty
     switch (the Torch release under LuaJIT, docs/original-release.md#exploration)."""
-    constant = QTrainer(small(), log=lambda s: None)
-    release = QTrainer(small(exploration="release"), log=lambda s: None)
+    constant = BeyondThePaper(small(), log=lambda s: None)
+    release = BeyondThePaper(small(exploration="release"), log=lambda s: None)
     for acc, penalty_on, expected in [(0.5, False, 0.05), (0.95, False, 0.05), (0.95, True, 0.0),
                                       (1.0, False, 0.0), (0.85, True, 0.05)]:
         for trainer in (constant, release):
             trainer.state.val_char_accuracy, trainer.state.penalty_on = acc, penalty_on
-        assert constant.beyond.epsilon(constant.state) == 0.05
-        assert release.beyond.epsilon(release.state) == expected, (acc, penalty_on)
+        assert constant.epsilon() == 0.05
+        assert release.epsilon() == expected, (acc, penalty_on)
 
 
 def explored_by_lane(monkeypatch, **kw):
@@ -125,7 +156,7 @@ def explored_by_lane(monkeypatch, **kw):
         return real(env, actions, symbols, probs, explored=explored)
 
     monkeypatch.setattr(Environment, "step", spy)
-    trainer = QTrainer(small(epsilon=0.5, **kw), log=lambda s: None)
+    trainer = BeyondThePaper(small(epsilon=0.5, **kw), log=lambda s: None)
     trainer.start_segment()
     for _ in range(5):
         trainer.update()
@@ -145,11 +176,12 @@ def test_default_controller_follows_the_paper():
     assert QConfig(task="addition").controller == "gru"
 
 
+@pytest.mark.slow
 def test_confirm_passes_needs_that_many_passes_in_a_row():
     """With confirm_passes = 3 the run stops only after three tests at the
     confirm length passed in a row, one after each curriculum advance."""
     lines = []
-    trainer = QTrainer(small(confirm_length=60, confirm_passes=3), log=lines.append)
+    trainer = BeyondThePaper(small(confirm_length=60, confirm_passes=3), log=lines.append)
     state = trainer.run()
     assert state.confirmed_at is not None, "\n".join(lines[-15:])
     confirms = [h["confirm_solved"] for h in trainer.curriculum.history if "confirm_solved" in h]
@@ -160,6 +192,7 @@ def test_confirm_passes_needs_that_many_passes_in_a_row():
         assert streak < 3
 
 
+@pytest.mark.slow
 def test_keep_best_ends_with_the_best_tested_model(confirmed):
     """Out of budget unconfirmed, a run whose last model is worse than the
     best one tested at the confirm length ends with the best one; if the last
@@ -172,19 +205,20 @@ def test_keep_best_ends_with_the_best_tested_model(confirmed):
         np.testing.assert_array_equal(trainer.best_params[k], v)
     for v in trainer.controller.params.values():          # a model that got worse
         v *= 0.0
-    trainer.beyond.out_of_budget(trainer)
+    trainer.at_budget_end()
     r = s.restored_best
     assert r["solved"] == 1.0 and r["last_solved"] == 0.0 and r["retest_solved"] == 1.0
     for k, v in good.items():
         np.testing.assert_array_equal(trainer.controller.params[k], v)
         np.testing.assert_array_equal(trainer.boundary()[0][k], v)        # what a checkpoint saves
     s.restored_best, s.best = None, dict(s.best, solved=0.5)   # the last model beats a best of 50%: kept
-    trainer.beyond.out_of_budget(trainer)
+    trainer.at_budget_end()
     assert s.restored_best is None
     for k, v in good.items():
         np.testing.assert_array_equal(trainer.controller.params[k], v)
 
 
+@pytest.mark.slow
 def test_keep_best_compares_both_models_on_the_same_fresh_test(confirmed, monkeypatch):
     """The best model's old score (the highest of many tests) does not decide:
     a best model that is no better than the last on a fresh test is not restored,
@@ -205,7 +239,7 @@ def test_keep_best_compares_both_models_on_the_same_fresh_test(confirmed, monkey
         return dict(row, solved=0.8) if len(calls) == 1 else row
 
     monkeypatch.setattr(trainer, "evaluate", evaluate)
-    trainer.beyond.out_of_budget(trainer)
+    trainer.at_budget_end()
     restored = s.restored_best
     assert restored is None and "the best tested one   0.0%" in lines[0], lines
     for k, v in last.items():
@@ -224,13 +258,14 @@ def learning_rates(monkeypatch, cfg, evaluate=None):
         return real(params, grads, lr, max_norm)
 
     monkeypatch.setattr(qt, "sgd_step", spy)
-    trainer = QTrainer(cfg, log=lambda s: None)
+    trainer = BeyondThePaper(cfg, log=lambda s: None)
     if evaluate is not None:
         real_evaluate = trainer.evaluate
         trainer.evaluate = lambda length, instances, **kw: evaluate(real_evaluate, length, instances, **kw)
     return trainer, trainer.run(), used
 
 
+@pytest.mark.slow
 def test_solved_lr_takes_over_once_solved(monkeypatch):
     """solved_lr: the SGD steps use lr until the paper's solve is recorded,
     solved_lr after it (the solve at 81,000 characters, then about 40 steps until the budget ends the run,
@@ -241,6 +276,7 @@ def test_solved_lr_takes_over_once_solved(monkeypatch):
     assert {lr for lr, solved, _ in used if not solved} == {0.1} and {lr for lr, solved, _ in used if solved} == {0.03}
 
 
+@pytest.mark.slow
 def test_solved_lr_after_the_first_pass(monkeypatch):
     """solved_lr_after = "pass": lr until the test at confirm_length first
     passes (recorded in state.passed_at), solved_lr after it."""

@@ -42,6 +42,7 @@ def no_work(*args, **kw):
     raise AssertionError("a packed run was trained or tested again")
 
 
+@pytest.mark.slow
 def test_the_packed_runs_rebuild_the_figure_and_the_sweep_does_nothing_again(tmp_path, monkeypatch):
     text = figure(tmp_path)
     made = {name: (tmp_path / name).read_bytes() for name in ("figure5.csv", "figure5.md")}
@@ -81,6 +82,7 @@ def test_a_sweep_that_grows_trains_only_its_new_runs_and_packs_them_beside_the_o
     assert summarize_directory(tmp_path) == rows
 
 
+@pytest.mark.slow
 def test_a_loose_log_replaces_its_packed_copy_and_the_files_packed_with_it(tmp_path):
     figure(tmp_path)
     pack(tmp_path)
@@ -145,6 +147,7 @@ def test_the_committed_tables_rows_are_those_of_their_packed_logs():
         assert made.encode() == (folder / csv_name).read_bytes(), name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder", ["figure5", "figure5_ablations"])
 def test_the_committed_figure5_is_rebuilt_from_its_packed_logs_and_tests(folder, tmp_path, monkeypatch):
     source = committed(folder)

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-pytestmark = pytest.mark.sb3
+pytestmark = [pytest.mark.sb3, pytest.mark.slow]
 pytest.importorskip("gymnasium")
 pytest.importorskip("stable_baselines3")
 

@@ -6,7 +6,6 @@ table where no run log is kept."""
 import errno
 import shutil
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 from sweep_helpers import stopped_after_the_first_save, without_clock
 from tinyalgo.runs import rundir
 from tinyalgo.cli import main
+from tinyalgo.experiments import table1
 from tinyalgo.experiments.table1 import Job, run_sweep, table1_jobs
 from tinyalgo.experiments.table1_report import (option_notes, read_results_csv, summarize_directory, table1_markdown,
                                                 write_table1)
@@ -66,6 +66,7 @@ def test_a_failing_summary_stops_the_sweep_instead_of_running_every_job_first():
     assert len(logged) == 1 and "copy-full-s0" in logged[0]   # the finished run is logged before the summary
 
 
+@pytest.mark.slow
 def test_a_stopped_sweep_resumes_to_the_same_rows(tmp_path, monkeypatch):
     straight = sweep(tmp_path / "straight")
     with stopped_after_the_first_save(monkeypatch) as saves:
@@ -90,39 +91,43 @@ def test_a_finished_sweep_trains_nothing(tmp_path, monkeypatch):
 def test_a_sweep_waits_for_a_run_another_process_trains_and_reads_its_log(tmp_path, monkeypatch, capsys):
     straight = sweep(tmp_path / "straight", seeds=(0,), budget=2_000)
     shared = tmp_path / "shared"
+    waiting = threading.Event()                    # set when the second sweep says it waits for the run
+
+    def held_and_told(out, wait=True, log=rundir.say):
+        def tell(line):
+            log(line)
+            waiting.set()
+        return rundir.held(out, wait=wait, log=tell)
+
+    monkeypatch.setattr(table1, "held", held_and_told)
     second = ThreadPoolExecutor(max_workers=1)
     try:
         with rundir.held(str(shared / "runs" / "copy-full-s0")):          # another sweep is training the run
-            waiting, said = second.submit(sweep, shared, (0,), 2_000), ""
-            for _ in range(600):
-                said += capsys.readouterr().out
-                if "another process is training this run; waiting for it" in said:
-                    break
-                time.sleep(0.05)
-            assert "copy-full-s0: another process is training this run; waiting for it" in said
-            assert not waiting.done()
+            result = second.submit(sweep, shared, (0,), 2_000)
+            assert waiting.wait(timeout=120), "the second sweep never said it waits"
+            assert not result.done()
 
             def no_training(*args, **kw):
                 raise AssertionError("the run was trained twice")
 
             monkeypatch.setattr(QTrainer, "run", no_training)
             shutil.copy(tmp_path / "straight" / "runs" / "copy-full-s0.json", shared / "runs")   # ... and finishes it
-        assert waiting.result(timeout=60) == straight
+        assert result.result(timeout=120) == straight
     finally:
         second.shutdown(wait=False, cancel_futures=True)
+    assert "copy-full-s0: another process is training this run; waiting for it" in capsys.readouterr().out
 
 
 def test_a_run_of_other_options_is_refused_before_waiting_for_it(tmp_path, monkeypatch):
     with stopped_after_the_first_save(monkeypatch):
         sweep(tmp_path, seeds=(0,), budget=6_000)                        # a checkpoint of budget 6,000
-    second = ThreadPoolExecutor(max_workers=1)
-    try:
-        with rundir.held(str(tmp_path / "runs" / "copy-full-s0")):       # being trained on by another sweep
-            refused = second.submit(sweep, tmp_path, (0,), 2_000)
-            with pytest.raises(ValueError, match="is a run with budget 6000, this sweep asks for 2000"):
-                refused.result(timeout=30)                                 # at once, not after the other sweep
-    finally:
-        second.shutdown(wait=False, cancel_futures=True)
+
+    def wait_for_the_run(*args, **kw):
+        raise AssertionError("the sweep went on to wait for the run before checking its options")
+
+    monkeypatch.setattr(table1, "held", wait_for_the_run)
+    with pytest.raises(ValueError, match="is a run with budget 6000, this sweep asks for 2000"):
+        sweep(tmp_path, seeds=(0,), budget=2_000)
 
 
 def test_without_locks_on_the_file_system_a_sweep_warns_and_runs(tmp_path, monkeypatch, capsys):

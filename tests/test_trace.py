@@ -189,6 +189,7 @@ def test_instance_statistics_average_the_single_instance_numbers():
     assert stats["within_lag_8-"]["mean"] != stats["within_lag_8-"]["mean"]       # no lag of 8 in 9 steps: NaN
 
 
+@pytest.mark.slow
 def test_table2_figure_and_csv_from_fake_data(tmp_path):
     rng = np.random.default_rng(0)
     phase = np.array([0] * 6 + [1] * 7)

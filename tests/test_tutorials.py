@@ -39,6 +39,8 @@ from tinyalgo.assignments.registry import ASSIGNMENTS
 from tinyalgo.assignments.tutorial import skip_if_stub
 from tinyalgo.tasks.base import DOWN, UP
 
+pytestmark = pytest.mark.slow
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TUTORIALS = sorted(ROOT.joinpath("tutorials").glob("[0-9]*.py"))
 FIGURES = {"04": ["figure3_small.png", "table2_small.png"], "06": ["reverse_trace.png", "reverse_machine.png"]}

@@ -123,9 +123,13 @@ def stack_caches(caches) -> StepCache:
 class Controller:
     """A controller: its configuration and a dict of named parameter arrays."""
 
-    def __init__(self, config: ControllerConfig, params: dict | None = None, rng: np.random.Generator = None):
+    def __init__(self, config: ControllerConfig, params: dict | None = None,
+                 rng: np.random.Generator | int | None = None):
         if not isinstance(config, ControllerConfig):
             raise ValueError(f"config must be a ControllerConfig; got {type(config).__name__}")
+        if not (rng is None or isinstance(rng, np.random.Generator)
+                or isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0):
+            raise ValueError(f"rng must be a seed (an integer >= 0) or a numpy Generator; got {rng!r}")
         if params is not None:
             check_params(config, params)
         else:
@@ -135,7 +139,7 @@ class Controller:
         self.config = config
         self.task = None              # (task name, base) it was trained on, where known (make_controller, checkpoints)
         if params is None:
-            params = init_params(config, rng if rng is not None else np.random.default_rng())
+            params = init_params(config, np.random.default_rng(rng))      # a Generator is used as it is
         self.params = params
         self._layer_params = [{k.split(".", 1)[1]: v for k, v in params.items() if k.startswith(f"core{l}.")}
                               for l in range(config.layers if config.core != "ff" else 0)]

@@ -88,6 +88,13 @@ class Curriculum:
     def __post_init__(self):
         check_complexity(self.start, 1, "curriculum start")
         check_complexity(self.increment, 1, "curriculum increment")
+        check_complexity(self.minimum, 1, "curriculum minimum")
+        check_complexity(self.spread, 0, "curriculum spread")
+        check_complexity(self.streak, 1, "curriculum streak")
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float)) \
+                or not 0.0 < self.threshold <= 1.0:
+            raise ValueError(f"curriculum threshold must be a fraction in (0, 1] of the validation instances"
+                             f" solved; got {self.threshold!r}")
         self.level = max(self.start, self.minimum)
 
     def sampler(self, low_accuracy: bool = False):

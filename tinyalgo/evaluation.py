@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tinyalgo.curriculum import check_complexity
 from tinyalgo.environment import ALL_WRITTEN, Environment
 
 
@@ -17,6 +18,8 @@ class GreedyAgent:
     probable symbol (docs/original-release.md#writing)."""
 
     def __init__(self, controller):
+        if not callable(getattr(controller, "rollout", None)):
+            raise ValueError(f"GreedyAgent needs a controller (tinyalgo.controller.Controller); got {controller!r}")
         self.controller = controller
 
     def check_environment(self, env: Environment) -> None:
@@ -43,9 +46,9 @@ class EpsilonGreedyAgent(GreedyAgent):
     share of training episodes that reach their last output."""
 
     def __init__(self, controller, epsilon: float, seed: int = 0):
-        super().__init__(controller)
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1]; got {epsilon}")
+        super().__init__(controller)
         self.epsilon, self.rng = epsilon, np.random.default_rng(seed)
 
     def act(self, env: Environment, obs: np.ndarray, reset: np.ndarray):
@@ -164,10 +167,14 @@ def first_departures(controller, task, complexity: int, instances: int = 50, bas
 
 
 def evaluate(agent, task, complexities, instances: int = 50, base: int = 10, seed: int = 0, log=None) -> list:
-    """``evaluate_complexity`` at each complexity (seeded per complexity)."""
+    """``evaluate_complexity`` at each complexity of the list ``complexities``
+    (seeded per complexity)."""
+    if isinstance(complexities, (str, bytes)) or not hasattr(complexities, "__iter__"):
+        raise ValueError(f"complexities must be a list of integers of at least 1; got {complexities!r}")
+    complexities = [check_complexity(c, 1, "each of complexities") for c in complexities]
     rows = []
     for i, c in enumerate(complexities):
-        row = evaluate_complexity(agent, task, int(c), instances, base, seed=seed + 7919 * i)
+        row = evaluate_complexity(agent, task, c, instances, base, seed=seed + 7919 * i)
         if log:
             log(f"complexity {row['complexity']:>6d}: solved {row['solved']:6.1%}"
                 f"  chars before first error {row['char_accuracy']:6.1%}  ({row['instances']} instances)")

@@ -18,19 +18,49 @@ One update, ``q_update``, top to bottom (docs/original-release.md#bptt and the s
 
 The run, ``QTrainer.run``: every ``validate_every`` updates the controller
 is validated greedily on 50 held-out instances of the current complexity C;
-95 % solved switches the penalty on; perfect validations add 4 to C (paper
-section 5) and trigger the test of the paper's protocol, 50 fresh instances
-of length 100.  Passing it solves the run.  Each validation is also a
-*segment boundary*: every lane starts afresh from a seed drawn from the
-run's generator, so a run saved there and resumed continues exactly as if it
-had never stopped.
+95 % solved switches the penalty on; two perfect validations in a row add 4
+to C (paper section 5) and trigger the test of the paper's protocol, 50 fresh
+instances of length 100.  Each validation is also a *segment boundary*: every
+lane starts afresh from a seed drawn from the run's generator, so a run saved
+there and resumed continues exactly as if it had never stopped.
 
-The run's configuration (``cfg``, a ``tinyalgo.runs.config.QConfig``) brings
-the options beyond the paper as hooks (``cfg.beyond_the_paper()``,
-tinyalgo/runs/beyond.py): the exploration of each lane, the learning rate,
-what happens after the solve and at the end of the budget.  At the paper's
-values they do what the paper says: epsilon on every lane, one learning rate,
-stop at the solve.
+When Q-learning stops: at the first of
+
+- **the solve**: all 50 test instances of length ``test_length`` (100)
+  solved, after a curriculum advance (``state.solved_at`` is set);
+- **the budget**: ``budget`` characters trained (``state.solved_at`` stays None);
+- **a request**: ``should_stop()`` true at a segment boundary (resumable).
+
+The paper's configuration, the fields of ``cfg`` this loop reads:
+
+==========================  =====================================================
+``task``, ``base``          the task (section 4); ``extra_curriculum``: 3-number
+                            addition's training instances (the release's)
+``controller``, ``units``,  the controller (``make_controller``)
+``layers``, ``dtype``
+``seed``                    the run's generator: controller, lanes, exploration, tests
+``batch``, ``max_rollout``  B = 20 lanes, T = min(49, C + 5) steps
+``epsilon``                 0.05, every lane (section 6)
+``q``, ``discount``,        Watkins Q(lambda = 1), the dynamic discount
+``gamma``, ``lam``          gamma V-hat'/V-hat (section 6.1-6.2)
+``penalty``, ``kappa``      the penalty on sum_a Q - 1, weight 0.01 (section 6.3)
+``reward``, ``q_lr``        binary reward; the TD error's factor 0.1
+``lr``, ``max_norm``        plain SGD, 0.1, global norm clipped to 5
+``start``, ``increment``,   the curriculum: C from 6, + 4 after ``streak``
+``streak``                  perfect validations in a row (section 5)
+``validate_every``,         validation every 4 updates on 50 instances
+``val_instances``
+``test_length``             the solve's test: 50 instances of length 100
+``budget``                  characters to train at most
+``report_lengths``          ``final_report``'s lengths
+==========================  =====================================================
+
+``QTrainer`` reads nothing else.  The options beyond the paper (exploration
+schedules, greedy lanes, a learning rate after the solve, training on past
+the solve until a longer length passes, keeping the best tested model) are
+``tinyalgo.runs.beyond.BeyondThePaper``, a subclass that overrides the five
+hooks (``epsilon``, ``greedy_lanes``, ``learning_rate``,
+``after_solve``, ``at_budget_end``); ``tinyalgo train`` runs it.
 """
 from __future__ import annotations
 
@@ -50,6 +80,10 @@ from tinyalgo.optim import scale_gradients, sgd_step
 from tinyalgo.tasks import make_task
 
 
+# The options beyond the paper that act before the solve, at the paper's values (QTrainer refuses others).
+PAPER_BEFORE_THE_SOLVE = dict(exploration="constant", greedy_lanes=0)
+
+
 @dataclass
 class RunState:
     """Where a run stands at a segment boundary (what a checkpoint holds
@@ -63,11 +97,11 @@ class RunState:
     penalty_on: bool = False
     val_char_accuracy: float = 0.0
     solved_at: dict = None        # the paper's solve: 50 of 50 test instances of length 100
-    # beyond the paper (tinyalgo/runs/beyond.py)
+    # kept by the options beyond the paper (tinyalgo/runs/beyond.py); None or 0 in the paper's loop
     confirmed_at: dict = None     # the test at confirm_length passed confirm_passes times in a row
     confirm_streak: int = 0       # tests at confirm_length passed in a row
     passed_at: dict = None        # the first test at confirm_length that passed
-    best: dict = None             # the best test at confirm_length so far (its model: QTrainer.best_params)
+    best: dict = None             # the best test at confirm_length so far (its model: trainer.best_params)
     restored_best: dict = None    # set if the run ended with that model instead of its last one
     done: bool = False
     evaluations: list = field(default_factory=list)
@@ -121,10 +155,19 @@ def q_update(controller, env, lanes, cfg, level: int, rng, epsilon: float, greed
 
 
 class QTrainer:
-    """A Q-learning run: ``run()`` trains until solved, out of budget, or
-    stopped; ``boundary()`` is what to save to resume it."""
+    """The paper's Q-learning run: ``run()`` trains until solved, out of
+    budget, or stopped (see the module doc); ``boundary()`` is what to save to
+    resume it.  Refuses a ``cfg`` that sets an option beyond the paper that
+    acts before the solve (those are ``tinyalgo.runs.beyond.BeyondThePaper``'s)."""
 
     def __init__(self, cfg, controller=None, state: RunState = None, log=print):
+        if type(self) is QTrainer:
+            changed = {k: getattr(cfg, k) for k, v in PAPER_BEFORE_THE_SOLVE.items() if getattr(cfg, k, v) != v}
+            if changed:
+                given = ", ".join(f"{k}={v!r}" for k, v in changed.items())
+                paper = ", ".join(f"{k}={v!r}" for k, v in PAPER_BEFORE_THE_SOLVE.items())
+                raise ValueError(f"{given}: beyond the paper; the paper's QTrainer runs {paper}: train with"
+                                 f" tinyalgo.runs.beyond.BeyondThePaper")
         self.cfg, self.log = cfg, log
         self.task = make_task(cfg.task, cfg.base, extra_curriculum=cfg.extra_curriculum)
         self.test_task = make_task(cfg.task, cfg.base, extra_curriculum=False)
@@ -142,8 +185,6 @@ class QTrainer:
             self.rng.bit_generator.state = state.rng
             self.curriculum.restore(state.curriculum)
         self.state = state
-        self.beyond = cfg.beyond_the_paper()
-        self.best_params = None       # the parameters of state.best (a resumed run loads them from its files)
         self.mark_boundary()
 
     def run(self, should_stop=lambda: False, on_boundary=lambda trainer: None) -> RunState:
@@ -165,15 +206,15 @@ class QTrainer:
             raise
         s.seconds = time.perf_counter() - t0
         if s.chars >= cfg.budget and not s.done:
-            self.beyond.out_of_budget(self)
+            self.at_budget_end()
         return s
 
     def update(self) -> float:
         """One rollout and one SGD step (``q_update``); returns the gradient norm."""
-        cfg, s, beyond = self.cfg, self.state, self.beyond
+        cfg, s = self.cfg, self.state
         norm, self.lanes = q_update(self.controller, self.env, self.lanes, cfg, self.curriculum.level, self.rng,
-                                    beyond.epsilon(s), cfg.greedy_lanes, s.penalty_on and cfg.penalty,
-                                    beyond.learning_rate(s))
+                                    self.epsilon(), self.greedy_lanes(), s.penalty_on and cfg.penalty,
+                                    self.learning_rate())
         s.chars += cfg.batch * min(cfg.max_rollout, self.curriculum.level + 5)
         s.updates += 1
         return norm
@@ -189,7 +230,7 @@ class QTrainer:
         level = self.curriculum.level
         advanced = self.curriculum.record(val["solved"], chars=s.chars, seconds=round(elapsed, 2))
         self.log(f"[{elapsed:7.1f}s] complexity {level:4d}  validation solved {val['solved']:6.1%}"
-                 f"  chars {val['char_accuracy']:6.1%}  eps {self.beyond.epsilon(s):.2f}"
+                 f"  chars {val['char_accuracy']:6.1%}  eps {self.epsilon():.2f}"
                  f"  trained {s.chars:>10d} chars  {s.chars / max(elapsed, 1e-9):7.0f} chars/s")
         if not advanced:
             return
@@ -201,7 +242,29 @@ class QTrainer:
             s.solved_at = dict(seconds=round(elapsed, 2), chars=s.chars, level=self.curriculum.level)
             self.log(f"[{elapsed:7.1f}s] SOLVED: {cfg.val_instances} of {cfg.val_instances} test instances of length"
                      f" {cfg.test_length} after {s.chars} characters")
-        s.done = self.beyond.done_after_advance(self, elapsed)
+        s.done = self.after_solve(elapsed)
+
+    # ------------------------------------------------- the paper's choices
+    # (tinyalgo.runs.beyond.BeyondThePaper overrides these five)
+    def epsilon(self) -> float:
+        """The exploration rate of the training lanes: 0.05 (section 6)."""
+        return self.cfg.epsilon
+
+    def greedy_lanes(self) -> int:
+        """Training lanes that never explore: none."""
+        return 0
+
+    def learning_rate(self) -> float:
+        """The SGD learning rate: ``lr`` throughout."""
+        return self.cfg.lr
+
+    def after_solve(self, elapsed: float) -> bool:
+        """Called at the solve's advance (and at each later advance of a run
+        that goes on); True ends the run: the paper stops at the solve."""
+        return True
+
+    def at_budget_end(self) -> None:
+        """Out of budget before the solve: the run ends with its last model."""
 
     def evaluate(self, length_or_complexity: int, instances: int, training_distribution: bool = False,
                  complexity: bool = False, seed: int | None = None) -> dict:

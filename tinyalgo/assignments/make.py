@@ -362,9 +362,10 @@ Each layer below says what it stops and what it does not.
     package, NumPy and the standard library.  The uid is the wall here: uid 65534 cannot write the
     grader's files, signal its processes or start new ones (`RLIMIT_NPROC` 0), and reads only what
     is world-readable.  The audit hook is a second, Python-level layer that determined code can
-    undo.  Where no uid change is possible, or uid 65534 can read the reference solution (the grader's
-    own `tinyalgo`), `--confinement auto` refuses to grade (one line, before any work); `--confinement fallback` then grades anyway and every report says "NOT ISOLATED":
-    the worker runs as your own user, and code that undoes the hook can read or change your files.
+    undo.  Where no uid change is possible, or uid 65534 can read the reference solution (the
+    grader's own `tinyalgo`), `--confinement auto` refuses to grade (one line, before any work);
+    `--confinement fallback` then grades anyway and every report says "NOT ISOLATED": the worker
+    runs as your own user, and code that undoes the hook can read or change your files.
     The grading tests are read into memory before any submitted code runs.
   - Both: resource limits on address space (4 GiB), CPU seconds, file size (1 MiB, which also caps
     what the worker prints), open files.

@@ -86,7 +86,7 @@ CHOOSE = "replay"         # a round keeps the refuted candidate replaying the mo
 def refine(controller, task, base=10, complexities=None, instances=50, seed=0, corners=True, rounds=8,
            machine=None, verify_options=None, complete=False, train=None, repairs=0, census_limit=0,
            census_recorded=CENSUS_RECORDED, census_around=False, span=DEPARTURE_SPAN, keep_frame=KEEP_FRAME,
-           choose=CHOOSE, short=SHORT, log=None) -> dict:
+           choose=CHOOSE, short=SHORT, log=None, clock=time.process_time) -> dict:
     """Run the loop (see the module doc) for at most ``rounds`` rounds, from
     ``machine`` if given, else from an extraction.  ``train(controller,
     counterexamples) -> dict`` trains the controller in place when it fails a
@@ -104,7 +104,8 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     module doc); ``choose`` "census" ranks a round's refuted candidates by
     the instances they fail of the counterexamples' lengths (``rounds.select``); with ``short`` > 0 the
     network is first trained (``train``) on the instances of lengths 1 to ``short`` that it fails
-    (``short_failures``; round 0's ``short_training``).  Returns
+    (``short_failures``; round 0's ``short_training``).  ``clock`` gives the CPU seconds each
+    round's ``cpu_seconds`` counts.  Returns
     dict(machine (the last), report (its verification), rounds [one dict a
     round, with its CPU seconds, training included], counterexamples (as the
     verifier describes them: ``witness.rebuild`` makes each an instance
@@ -112,7 +113,7 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     complexities = default_complexities(task) if complexities is None else list(complexities)
     found, rows, trained, failing, extra = [], [], False, [], None
     frame = {} if keep_frame else None
-    cpu0 = time.process_time()
+    cpu0 = clock()
     short_row = {}                              # round 0's short_training
     if short:
         if train is None:
@@ -127,8 +128,8 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
             log(_short(info))
     for r in range(rounds):
         if rows:                                # round 0's time includes the training on the short failures
-            rows[-1]["cpu_seconds"] = round(time.process_time() - cpu0, 1)
-            cpu0 = time.process_time()
+            rows[-1]["cpu_seconds"] = round(clock() - cpu0, 1)
+            cpu0 = clock()
         t0 = time.perf_counter()
         if machine is None:
             whole = [every_instance(task, base, n) for n in sorted({length_of(task, i) for i in found})]
@@ -191,7 +192,7 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
             row["stopped"] = f"no proof in {rounds} rounds"
         else:
             machine = None                      # extract again, with the counterexamples recorded
-    rows[-1]["cpu_seconds"] = round(time.process_time() - cpu0, 1)
+    rows[-1]["cpu_seconds"] = round(clock() - cpu0, 1)
     return dict(machine=machine, report=report, rounds=rows, counterexamples=[describe(task, i) for i in found],
                 trained=trained)
 

@@ -3,7 +3,7 @@ paper section 6): the counterexample-guided loop's second branch.
 
 When the verifier's counterexample is an instance the network itself gets
 wrong, a better extraction cannot help: the network has to learn it.
-``retrain`` goes on with the run's own Q-learning (``QTrainer.update``: the
+``retrain`` goes on with the run's own Q-learning (``BeyondThePaper.update``: the
 same rollout, Q targets, penalty, BPTT and SGD, from where the run's
 curriculum stood), except that a lane starting an episode starts one of the
 counterexamples found so far with probability ``share``, instead of a fresh
@@ -20,7 +20,8 @@ from dataclasses import replace
 import numpy as np
 
 from tinyalgo.automata.witness import make, solves
-from tinyalgo.qtraining import QTrainer, RunState
+from tinyalgo.qtraining import RunState
+from tinyalgo.runs.beyond import BeyondThePaper
 from tinyalgo.tasks.instances import concatenate
 
 
@@ -42,8 +43,8 @@ def retrain(controller, cfg, state: RunState, counterexamples: list, max_updates
     run = copy.deepcopy(state) if state is not None else None
     if run is not None:
         run.done = False
-    trainer = QTrainer(replace(cfg, budget=2 ** 62, seed=seed), controller=controller,
-                       state=run, log=lambda line: None)
+    trainer = BeyondThePaper(replace(cfg, budget=2 ** 62, seed=seed),
+                             controller=controller, state=run, log=lambda line: None)
     rng = np.random.default_rng(seed)
     trainer.start_segment()
     chars0 = trainer.state.chars

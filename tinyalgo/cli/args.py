@@ -54,6 +54,20 @@ def int_at_least(minimum):
     return parse
 
 
+def int_in_range(minimum, maximum, why: str = ""):
+    """An integer from ``minimum`` to ``maximum`` (argparse type); ``why`` says why there is a maximum."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(f"must be from {minimum:,} to {maximum:,}{why}; got {value:,}")
+        return value
+    parse.__name__ = f"integer in {minimum}..{maximum}"
+    return parse
+
+
 def positive_seconds(text: str) -> float:
     """A number of seconds greater than 0 (argparse type)."""
     try:

@@ -14,13 +14,20 @@ from __future__ import annotations
 
 import sys
 
-from tinyalgo.cli.args import check_writable_file, check_writable_folder, checkpoint_task, int_at_least, task_name
+from tinyalgo.cli.args import (check_writable_file, check_writable_folder, checkpoint_task, int_at_least, int_in_range,
+                               task_name)
 from tinyalgo.cli.sizes import check_memory, environment_bytes
 from tinyalgo.experiments.table2 import run_table2
 from tinyalgo.runs.fileio import atomic_write_json
 from tinyalgo.inspection.render import print_frames
 from tinyalgo.tasks import TASKS, make_task
 from tinyalgo.inspection.trace import trace_instance, trace_to_dict
+
+
+# A trace records and prints every step of one instance: about a minute at complexity 10,000, and a frame
+# as wide as the terminal at most.
+MAX_COMPLEXITY = 10_000
+MAX_WIDTH = 200
 
 
 def cmd_trace(args) -> int:
@@ -76,8 +83,9 @@ def register(sub) -> None:
     tr.add_argument("checkpoint")
     tr.add_argument("--task", type=task_name, default=None, metavar="TASK",
                     help=f"the checkpoint's task, one of {', '.join(TASKS)} (default: the one it was trained on)")
-    tr.add_argument("--complexity", type=int, default=None,
-                    help="complexity of the instance (default 12, or the task's minimum if larger)")
+    tr.add_argument("--complexity", type=int_in_range(1, MAX_COMPLEXITY, ": every step is recorded and printed"),
+                    default=None, help=f"complexity of the instance, at most {MAX_COMPLEXITY:,} (default 12, or the"
+                                       f" task's minimum if larger)")
     tr.add_argument("--seed", type=int_at_least(0), default=0,
                     help="seed of the instance (and of the exploration; default 0)")
     tr.add_argument("--epsilon", type=float, default=0.0,
@@ -85,7 +93,8 @@ def register(sub) -> None:
                          " 0.05)")
     tr.add_argument("--explore-seed", type=int_at_least(0), default=None,
                     help="seed of the exploration (default --seed)")
-    tr.add_argument("--width", type=int_at_least(1), default=8, help="board columns each side of the head (default 8)")
+    tr.add_argument("--width", type=int_in_range(1, MAX_WIDTH, " columns each side of the head"), default=8,
+                    help=f"board columns each side of the head, at most {MAX_WIDTH} (default 8)")
     tr.add_argument("--step", action="store_true", help="one frame per key press (default off)")
     tr.add_argument("--png", default=None, metavar="FILE",
                     help="draw the trajectory and the Q-value timeline to FILE (default: no picture)")

@@ -27,7 +27,7 @@ from tinyalgo.cli.progress import Progress
 from tinyalgo.cli.sizes import check_memory, controller_bytes, environment_bytes
 from tinyalgo.controller import PARAM_COPIES
 from tinyalgo.host.allocator import keep_freed_memory
-from tinyalgo.qtraining import QTrainer
+from tinyalgo.runs.beyond import BeyondThePaper
 from tinyalgo.runs.checkpoint import save_checkpoint
 from tinyalgo.runs.config import QConfig, SupervisedConfig
 from tinyalgo.runs.fileio import atomic_write_json, remove_stale_temporaries
@@ -131,7 +131,7 @@ def run_qlearning(args, cfg, out: str) -> int:
         print(f"resuming {out}: complexity {trainer.curriculum.level}, {trainer.state.chars} characters trained")
     else:
         progress = Progress(cfg.budget)
-        trainer = QTrainer(cfg, log=progress)
+        trainer = BeyondThePaper(cfg, log=progress)
         print(f"Q-learning {cfg.task} (base {cfg.base}) with a {cfg.controller.upper()}-{cfg.units} controller,"
               f" discount {cfg.discount}, {cfg.q} Q, penalty {'on' if cfg.penalty else 'off'},"
               f" {cfg.reward} reward, budget {cfg.budget:,} characters -> {out}")

@@ -23,7 +23,7 @@ from tinyalgo.experiments.table1_report import (BASE_DEFAULT, REWARD_DEFAULT, TA
 from tinyalgo.runs.fileio import atomic_write_json
 from tinyalgo.runs.options import sweep_options
 from tinyalgo.runs.config import QConfig
-from tinyalgo.qtraining import QTrainer
+from tinyalgo.runs.beyond import BeyondThePaper
 from tinyalgo.runs.rundir import RunSaver, checkpoint_path, held, resume_run
 
 
@@ -151,7 +151,7 @@ def train_job(job: Job, cfg: QConfig) -> dict:
             same_config(cfg, asdict(trainer.cfg), checkpoint_path(folder))
             log(f"resumed from {checkpoint_path(folder)}: {trainer.state.chars} characters trained")
         else:
-            trainer = QTrainer(cfg, log=log)
+            trainer = BeyondThePaper(cfg, log=log)
         save = RunSaver(folder, trainer) if folder else lambda trainer, force=False: None
         try:
             trainer.run(on_boundary=save)

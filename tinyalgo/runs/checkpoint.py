@@ -48,11 +48,30 @@ class CheckpointError(ValueError):
 
 
 def save_checkpoint(path, controller: Controller, extra: dict | None = None) -> None:
-    """Write ``controller`` (and JSON-able ``extra``) to ``path``."""
+    """Write ``controller`` (and ``extra``, a dict of JSON values) to ``path``.
+    A ValueError (``CheckpointError``) before anything is written for what
+    ``load_checkpoint`` would refuse: no controller, an ``extra`` that is not
+    a dict of JSON values, or whose run configuration or state does not
+    follow its schema."""
+    def fail(problem):
+        raise CheckpointError(f"cannot save checkpoint {path}: {problem}")
+
+    if not isinstance(controller, Controller):
+        fail(f"controller must be a tinyalgo Controller; got {type(controller).__name__}")
+    if extra is not None and not isinstance(extra, dict):
+        fail(f"extra must be a dict of JSON values (or None); got {type(extra).__name__}")
     header = dict(format="tinyalgo-checkpoint", version=FORMAT_VERSION, config=controller.config.to_dict(),
                   extra=extra or {})
+    try:
+        text = json.dumps(header)
+    except (TypeError, ValueError) as err:
+        fail(f"extra must be a dict of JSON values (strings, numbers, booleans, None, lists, dicts): {err}")
+    try:
+        check_header(json.loads(text), f"cannot save checkpoint {path}")
+    except FileFormatError as err:
+        raise CheckpointError(str(err)) from None
     buffer = io.BytesIO()
-    np.savez(buffer, __header__=np.array(json.dumps(header)),
+    np.savez(buffer, __header__=np.array(text),
              **{f"param/{k}": v for k, v in controller.params.items()})
     atomic_write_bytes(path, buffer.getvalue())
 
@@ -84,6 +103,8 @@ def load_checkpoint(path, task: str | None = None, base: int | None = None):
         header = json.loads(str(arrays.pop("__header__")))
     except json.JSONDecodeError:
         fail("its header is not valid JSON")
+    if not isinstance(header, dict):
+        fail(f"its header is a JSON {type(header).__name__}, not an object (not a tinyalgo checkpoint)")
     if header.get("format") != "tinyalgo-checkpoint":
         fail("not a tinyalgo checkpoint")
     if header.get("version") != FORMAT_VERSION:

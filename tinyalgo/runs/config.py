@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from tinyalgo.runs.options import TrainingOptions, budget_option, controller_option, option, task_option
 from tinyalgo.rewards import REWARDS
-from tinyalgo.runs.beyond import BeyondThePaper
 
 DISCOUNTS = ("dynamic", "1", "0.99", "0.95")
 Q_KINDS = ("watkins", "one-step")
@@ -80,10 +79,6 @@ class QConfig(TrainingOptions):
         if self.discount != "dynamic" and self.gamma != 1.0:
             raise ValueError(f"gamma applies to the dynamic discount only; with discount={self.discount} the"
                              f" discount is that constant: leave gamma at 1 (got {self.gamma})")
-
-    def beyond_the_paper(self) -> BeyondThePaper:
-        """The hooks of this run's options beyond the paper (tinyalgo/runs/beyond.py)."""
-        return BeyondThePaper(self)
 
 
 @dataclass

@@ -22,6 +22,7 @@ from tinyalgo.controller import Controller
 from tinyalgo.qtraining import RunState
 from tinyalgo.runs.config import QConfig
 from tinyalgo.qtraining import QTrainer
+from tinyalgo.runs.beyond import BeyondThePaper
 
 SAVE_EVERY_SECONDS = 30.0
 
@@ -78,7 +79,7 @@ def saved_run(extra: dict, **changes) -> tuple:
     return QConfig.from_saved({**extra["config"], **changes}), RunState(**extra["run"])
 
 
-def resume_run(out: str, log=print, budget: int | None = None) -> QTrainer:
+def resume_run(out: str, log=print, budget: int | None = None) -> BeyondThePaper:
     """The run saved in ``out``, ready to ``run()`` on (with a new ``budget``
     if given); its
     config is read with ``QConfig.from_saved``, so runs saved before an
@@ -87,9 +88,14 @@ def resume_run(out: str, log=print, budget: int | None = None) -> QTrainer:
     controller, extra = load_checkpoint(ckpt)
     if extra.get("mode") != "qlearning":
         raise ValueError(f"{ckpt} is not a Q-learning run (mode {extra.get('mode')!r})")
+    missing = [key for key in ("config", "run") if not isinstance(extra.get(key), dict)]
+    if missing:
+        raise ValueError(f"{ckpt} has no {' and no '.join(f'extra.{key}' for key in missing)} (the run's"
+                         f" {' and '.join('configuration' if k == 'config' else 'state' for k in missing)}):"
+                         f" it cannot be resumed; evaluate it, or train a new run without --resume")
     changes = {} if budget is None else {"budget": budget}
     cfg, state = saved_run(extra, **changes)
-    trainer = QTrainer(cfg, controller=controller, state=state, log=log)
+    trainer = BeyondThePaper(cfg, controller=controller, state=state, log=log)
     if state.best is not None:
         if os.path.exists(best_path(out)):
             best_model, best_extra = load_checkpoint(best_path(out))
@@ -107,12 +113,12 @@ class RunSaver:
 
     def __init__(self, out: str, trainer: QTrainer, every: float | None = None):
         self.out, self.every = out, SAVE_EVERY_SECONDS if every is None else every
-        self.last_save, self.best_saved = time.perf_counter(), trainer.best_params
+        self.last_save, self.best_saved = time.perf_counter(), getattr(trainer, "best_params", None)
 
     def __call__(self, trainer: QTrainer, force: bool = False) -> None:
         if force or time.perf_counter() - self.last_save >= self.every:
             save_run(self.out, trainer, self.best_saved)
-            self.best_saved, self.last_save = trainer.best_params, time.perf_counter()
+            self.best_saved, self.last_save = getattr(trainer, "best_params", None), time.perf_counter()
 
 
 def save_run(out: str, trainer: QTrainer, best_saved=None) -> None:
@@ -120,8 +126,9 @@ def save_run(out: str, trainer: QTrainer, best_saved=None) -> None:
     unless ``best_saved`` is already the best model (the run state names it)."""
     params, state = trainer.boundary()
     config = trainer.controller.config
-    if trainer.best_params is not None and trainer.best_params is not best_saved:
-        save_checkpoint(best_path(out), Controller(config, params=trainer.best_params),
+    best_params = getattr(trainer, "best_params", None)          # a BeyondThePaper run's best tested model
+    if best_params is not None and best_params is not best_saved:
+        save_checkpoint(best_path(out), Controller(config, params=best_params),
                         dict(mode="qlearning-best", config=asdict(trainer.cfg), best=trainer.state.best))
     save_checkpoint(checkpoint_path(out), Controller(config, params=params),
                     dict(mode="qlearning", config=asdict(trainer.cfg), run=asdict(state)))

@@ -3,7 +3,6 @@
 import numpy as np
 
 from tinyalgo.gradcheck import numerical_gradient, rel_error
-from typing import Optional
 
 TOLERANCE = 1e-6
 GRU_BLOCKS = {"wx": ("z", "r", "h~"), "bx": ("z", "r", "h~"), "wh": ("z", "r"), "bh": ("z", "r")}
@@ -15,7 +14,7 @@ def random_params(shapes: dict, rng, scale=0.9) -> dict:
     return {k: rng.uniform(-scale, scale, size=s) for k, s in shapes.items()}
 
 
-def gradient_errors(f, arrays: dict, analytic: dict, blocks: Optional[dict] = None) -> dict:
+def gradient_errors(f, arrays: dict, analytic: dict, blocks: dict | None = None) -> dict:
     """{label: relative error} of ``analytic[name]`` against the centred
     differences of the scalar ``f()`` in every ``arrays[name]`` (perturbed in
     place).  A fused array named in ``blocks`` is split along its last axis:
