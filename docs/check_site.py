@@ -29,7 +29,8 @@ import urllib.request
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 SEARCH_TERM = "gru_step_backward"
-SCREENSHOTS = {"home.png": "index.html", "tutorial.png": "tutorials/02_gru_backward_and_gradient_check.html",
+TUTORIAL = "02_gru_backward_and_gradient_check"
+SCREENSHOTS = {"home.png": "index.html", "tutorial.png": f"tutorials/{TUTORIAL}.html",
                "api.png": "api/tinyalgo.cores.html"}
 
 

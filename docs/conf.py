@@ -91,7 +91,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in [os.environ
 
 
 def _copy_tutorials() -> None:
-    """docs/tutorials/NN_*.ipynb from tutorials/, refused when a notebook differs from its script."""
+    """The committed notebooks, copied into the site's tutorials folder; refused when one differs from its script."""
     from tinyalgo.assignments.notebook import stale
 
     stale_paths = stale(str(ROOT / "tutorials"))
