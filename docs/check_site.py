@@ -1,6 +1,6 @@
 """Check the built documentation site in a real browser.
 
-    python docs/check_site.py SCREENSHOT_FOLDER [--site docs/_build/html] [--chromium /usr/bin/chromium]
+    python docs/check_site.py SCREENSHOT_FOLDER [--site build/site] [--chromium /usr/bin/chromium]
 
 Serves the built site on 127.0.0.1 (a free port), loads every HTML page in headless Chromium (Debian's
 ``chromium``, driven by Playwright) and fails (exit status 1) on:
@@ -132,7 +132,7 @@ def check(site: pathlib.Path, shots: pathlib.Path, chromium: str) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("screenshots", metavar="SCREENSHOT_FOLDER", help="where the three screenshots are saved")
-    parser.add_argument("--site", default="docs/_build/html", help="the built site (default docs/_build/html)")
+    parser.add_argument("--site", default="build/site", help="the built site (default build/site)")
     parser.add_argument("--chromium", default="/usr/bin/chromium",
                         help="the Chromium executable (default /usr/bin/chromium, Debian's chromium)")
     args = parser.parse_args(argv)

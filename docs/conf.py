@@ -3,7 +3,7 @@
 Build it strictly, as CI does:
 
     pip install -e ".[docs]"
-    sphinx-build -W --keep-going -b html docs docs/_build/html
+    sphinx-build -W --keep-going -b html docs build/site
 
 Three kinds of page are made at build time from the repository, so that they follow the code:
 
@@ -107,7 +107,7 @@ def _copy_tutorials() -> None:
 
 
 def _instructor_readme() -> None:
-    """docs/guides/_instructor_readme.md: the README an instructor's folder gets, for every assignment."""
+    """guides/_instructor_readme.md: the README an instructor's folder gets, for every assignment."""
     from tinyalgo.assignments.make import instructor_readme
     from tinyalgo.assignments.registry import ASSIGNMENTS
 
@@ -164,7 +164,7 @@ def setup(app):
 
 
 def _assignments_table() -> None:
-    """docs/guides/_assignments.md: the assignments as ``tinyalgo assignment list`` shows them."""
+    """guides/_assignments.md: the assignments as ``tinyalgo assignment list`` shows them."""
     from tinyalgo.assignments.registry import ASSIGNMENTS
 
     rows = [f"| {a.name} | {', '.join(f'`{f.qualname}`' for f in a.functions)} | {a.total} | "

@@ -24,7 +24,8 @@ WORKSPACE = re.compile(r"REFERENCE\s+\d|REFERENCE\.md|\.\./shared|checklist \d")
 ANCHOR_ID = re.compile(r"""<a\s+(?:name|id)=["']([^"']+)["']""")
 HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$", re.M)
 TAG = re.compile(r"<[^>]+>")
-# Folders a build writes (git ignores them): the documentation site's output, Python's caches.
+# What a build writes (git ignores it): Python's caches, and the documentation site's output and the pages it
+# generates, as docs/.gitignore lists them.
 GENERATED = {"__pycache__", "_build", "jupyter_execute"}
 # An issue number ("issue" and a number): a clone cannot resolve it.  History goes to CHANGELOG.md.
 ISSUE = re.compile(r"\bissues?\s*#?\s*\d+", re.I)
@@ -33,12 +34,25 @@ ISSUE_DIRS = ("tinyalgo", "tests", "tutorials", "benchmarks")
 GYM_ID = re.compile(r"tinyalgo/[A-Z]\w*-v\d+")
 
 
+def generated(root: Path, path: Path) -> bool:
+    """True for a file a build writes: under a folder of GENERATED, or matched by docs/.gitignore."""
+    if GENERATED.intersection(path.parts):
+        return True
+    ignore = root / "docs" / ".gitignore"
+    if not ignore.is_file() or root / "docs" not in path.parents:
+        return False
+    rel = path.relative_to(root / "docs").as_posix()
+    patterns = [line.strip() for line in ignore.read_text(encoding="utf-8").splitlines()
+                if line.strip() and not line.startswith("#")]
+    return any(rel == p or (p.endswith("/") and rel.startswith(p)) for p in patterns)
+
+
 def scanned_files(root: Path) -> list:
     """The .py and .md files whose citations must resolve, sorted."""
     files = [root / name for name in SCANNED_FILES if (root / name).is_file()]
     for folder in SCANNED_DIRS:
         for path in (root / folder).rglob("*"):
-            if path.suffix in (".py", ".md") and path.is_file() and not GENERATED.intersection(path.parts):
+            if path.suffix in (".py", ".md") and path.is_file() and not generated(root, path):
                 files.append(path)
     return sorted(files)
 
@@ -101,7 +115,7 @@ def issue_citations(root: Path) -> list:
     found = []
     for folder in ISSUE_DIRS:
         for path in sorted((root / folder).rglob("*")):
-            if path.suffix not in (".py", ".md") or not path.is_file() or GENERATED.intersection(path.parts):
+            if path.suffix not in (".py", ".md") or not path.is_file() or generated(root, path):
                 continue
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
                 if ISSUE.search(line):
