@@ -158,8 +158,16 @@ def _links_of_included_files(app, relative_path, parent_docname, content) -> Non
     content[0] = LINK.sub(fix, content[0])
 
 
+def _skip_namedtuple_fields(app, what, name, obj, skip, options):
+    """A NamedTuple's fields are named in its docstring; their generated "Alias for field number N" says nothing."""
+    if (getattr(obj, "__doc__", None) or "").startswith("Alias for field number"):
+        return True
+    return None
+
+
 def setup(app):
     app.connect("source-read", _html_anchors_as_labels)
+    app.connect("autodoc-skip-member", _skip_namedtuple_fields)
     app.connect("include-read", _links_of_included_files)
 
 
