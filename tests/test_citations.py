@@ -24,8 +24,27 @@ WORKSPACE = re.compile(r"REFERENCE\s+\d|REFERENCE\.md|\.\./shared|checklist \d")
 ANCHOR_ID = re.compile(r"""<a\s+(?:name|id)=["']([^"']+)["']""")
 HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$", re.M)
 TAG = re.compile(r"<[^>]+>")
+# What a build writes (git ignores it): Python's caches, and the documentation site's output and the pages it
+# generates, as docs/.gitignore lists them.
+GENERATED = {"__pycache__", "_build", "jupyter_execute"}
+# An issue number ("issue" and a number): a clone cannot resolve it.  History goes to CHANGELOG.md.
+ISSUE = re.compile(r"\bissues?\s*#?\s*\d+", re.I)
+ISSUE_DIRS = ("tinyalgo", "tests", "tutorials", "benchmarks")
 # Gymnasium environment ids (tinyalgo/gym/__init__.py) look like paths but are none.
 GYM_ID = re.compile(r"tinyalgo/[A-Z]\w*-v\d+")
+
+
+def generated(root: Path, path: Path) -> bool:
+    """True for a file a build writes: under a folder of GENERATED, or matched by docs/.gitignore."""
+    if GENERATED.intersection(path.parts):
+        return True
+    ignore = root / "docs" / ".gitignore"
+    if not ignore.is_file() or root / "docs" not in path.parents:
+        return False
+    rel = path.relative_to(root / "docs").as_posix()
+    patterns = [line.strip() for line in ignore.read_text(encoding="utf-8").splitlines()
+                if line.strip() and not line.startswith("#")]
+    return any(rel == p or (p.endswith("/") and rel.startswith(p)) for p in patterns)
 
 
 def scanned_files(root: Path) -> list:
@@ -33,7 +52,7 @@ def scanned_files(root: Path) -> list:
     files = [root / name for name in SCANNED_FILES if (root / name).is_file()]
     for folder in SCANNED_DIRS:
         for path in (root / folder).rglob("*"):
-            if path.suffix in (".py", ".md") and path.is_file() and "__pycache__" not in path.parts:
+            if path.suffix in (".py", ".md") and path.is_file() and not generated(root, path):
                 files.append(path)
     return sorted(files)
 
@@ -89,6 +108,33 @@ def test_citations_resolve_in_the_repository():
     assert len(files) > 50, f"the scan found only {len(files)} files under {ROOT}"
     problems = citation_problems(ROOT, files)
     assert not problems, f"{len(problems)} citations do not resolve:\n" + "\n".join(problems)
+
+
+def issue_citations(root: Path) -> list:
+    """'file:line: text' for every issue number in the code, tests, tutorials and benchmarks."""
+    found = []
+    for folder in ISSUE_DIRS:
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix not in (".py", ".md") or not path.is_file() or generated(root, path):
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if ISSUE.search(line):
+                    found.append(f"{path.relative_to(root).as_posix()}:{number}: {line.strip()}")
+    return found
+
+
+def test_no_code_cites_an_issue_number():
+    found = issue_citations(ROOT)
+    assert not found, (f"{len(found)} lines cite an issue number, which a clone cannot resolve; say what the "
+                       "code does (history goes to CHANGELOG.md):\n" + "\n".join(found))
+
+
+def test_the_issue_scan_catches_a_citation(tmp_path):
+    (tmp_path / "tinyalgo").mkdir()
+    word, mod = "issue", "/".join(("tinyalgo", "mod.py"))
+    (tmp_path / mod).write_text(
+        f'"""Does x ({word} 27, item 2)."""\n# fine: an issue of the paper\n# {word.title()} #28\n# {word}s 3 and 4\n')
+    assert [f.split(": ")[0] for f in issue_citations(tmp_path)] == [f"{mod}:{line}" for line in (1, 3, 4)]
 
 
 def test_the_release_page_has_the_anchors_the_code_cites():

@@ -254,7 +254,7 @@ def test_verify_command_refuses_bad_input_in_one_line(tmp_path, capsys, argv, me
     assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
 
 
-# ------------------------------------------------------------ the counterexample-guided loop (issue 27, item 2)
+# ------------------------------------------------------------ the counterexample-guided loop
 def test_the_loop_turns_a_damaged_machine_back_into_a_proved_one():
     from test_automata import reverse_controller
     from tinyalgo.automata.loop import refine

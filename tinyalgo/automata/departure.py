@@ -1,4 +1,4 @@
-"""Departure tests (issue 27, item 2; paper section 6.4, "discretization of
+"""Departure tests (paper section 6.4, "discretization of
 state"): the recorded paths into the step where an extracted machine leaves
 the network, which the loop adds to the behaviour tests of its later rounds
 (tinyalgo/automata/loop.py, ``--departure-span``).

@@ -1,4 +1,4 @@
-"""Counterexample-guided extraction (issue 27, item 2; paper section 6.4,
+"""Counterexample-guided extraction (paper section 6.4,
 "discretization of state"): extract a controller's machine, verify it
 (tinyalgo/automata/verify.py), and while the verifier answers with an
 instance the machine fails, record the network on that instance too and

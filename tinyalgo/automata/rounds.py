@@ -1,5 +1,5 @@
 """One round of the counterexample-guided loop (tinyalgo/automata/loop.py;
-issue 27, item 2; paper section 6.4): the recording, the machines extracted
+paper section 6.4): the recording, the machines extracted
 from it, and the one the round keeps.
 
 Each round verifies several extractions of one recording, in order, and

@@ -234,7 +234,7 @@ def register_analyses(names) -> None:
                    help="draw every machine JSON of --out again before the table (default off)")
     p.set_defaults(func=cmd_automata)
 
-    p = names.add_parser("certified", help="a table per task of the verify-loop results on fresh seeds (issue 27)",
+    p = names.add_parser("certified", help="a table per task of the verify-loop results on fresh seeds",
                          description=certified.__doc__.split("\n\n")[0].replace("\n", " "))
     p.add_argument("--runs", nargs="+", required=True, metavar="CSV",
                    help="the training sweeps' CSVs (tinyalgo experiment table1 --summarize), for the networks'"

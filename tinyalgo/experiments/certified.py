@@ -1,4 +1,4 @@
-"""Certified length generalisation on fresh seeds (issue 27; paper section 6.4): one row per trained network,
+"""Certified length generalisation on fresh seeds (paper section 6.4): one row per trained network,
 from its training run (the solved fractions of Table 1's re-test at lengths 100 and 1,000) and its
 ``tinyalgo verify-loop`` folder (the machine's states, the verdict, the rounds of the loop, the training on
 counterexamples, the transitions repaired, the censuses of the counterexamples' lengths, the time), and a
