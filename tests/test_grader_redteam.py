@@ -261,7 +261,8 @@ def test_a_sibling_numerical_gradient_and_an_edited_rel_error_score_nothing(subm
 
 
 @pytest.mark.parametrize("added", ["sitecustomize.py", "usercustomize.py", "tests/conftest.py", "conftest.py",
-                                   "pytest_forge.py", "tinyalgo/pytest_forge.py", "forge.pth", "pytest.ini"])
+                                   "pytest_forge.py", "tinyalgo" + "/pytest_forge.py", "forge.pth",
+                                   "pytest.ini"])
 def test_files_python_or_pytest_would_load_are_refused_and_never_run(submit, tmp_path, added):
     marker = tmp_path / f"ran-{uuid.uuid4().hex}"
     copy, tests = submit(["penalty", "lambda_returns"], {})

@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tinyalgo"
 # Lowest first (host: what the process gets from the machine, e.g. memory).  A module may import its own
 # layer and every layer before it;
 # layers on one line (a tuple) are siblings and do not import each other.
-LAYERS = ["host", "paper", "runs", "inspection", ("automata", "gym", "assignments"), "experiments", "cli"]
+LAYERS = ["host", "paper", "runs", "inspection", ("automata", "gym"), "assignments", "experiments", "cli"]
 # The package's wiring: ``python -m tinyalgo`` is the command line.
 WIRING = {"tinyalgo.__main__": {"cli"}}
 SUBPACKAGES = {name for layer in LAYERS for name in (layer if isinstance(layer, tuple) else (layer,))} - {"paper"}
@@ -34,9 +34,9 @@ def rank(layer: str) -> int:
 
 def modules():
     """(dotted name, path) of every module of the package, the grading tests
-    copied into assignments excepted (they are test files, not modules)."""
+    and self-check tests of the assignments excepted (they are test files, not modules)."""
     for path in sorted(PACKAGE.rglob("*.py")):
-        if "grading" in path.parts:
+        if "grading" in path.parts or "selfcheck" in path.parts:
             continue
         parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
         yield ".".join(parts[:-1] if parts[-1] == "__init__" else parts), path
