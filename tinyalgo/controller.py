@@ -25,9 +25,10 @@ state, and no gradient flows back from them into the previous episode: the
 Training and evaluation go through ``rollout()``: the parameters are fixed
 while it lasts, so the embedding and the first matrix after it (core0's
 ``wx``, or the extra layer's for FF), two linear maps in a row with nothing
-between them, are multiplied once (``first_layer``), and each step gathers
+between them, are multiplied once (``composed``), and each step gathers
 its first pre-activation from that product instead of multiplying the
-embedded observation by the matrix.
+embedded observation by the matrix; the two heads, which read the same t,
+run as one product.
 ``infer`` is ``step`` without keeping a cache (evaluation, the bootstrap).
 """
 from __future__ import annotations
@@ -87,14 +88,20 @@ class StepCache(NamedTuple):
     log_softmax: np.ndarray  # log_softmax_forward's cache
 
 
-class FirstLayer(NamedTuple):
-    """The embedding composed with the first matrix W after it (core0's input
-    weights ``wx``, or ``extra.w`` for FF) and its bias b: both maps are
-    linear, so onehot(obs) @ embed.w @ W + embed.b @ W + b is
-    ``onehot_affine_forward(obs, offsets, w, b)`` with these w and b."""
+class Composed(NamedTuple):
+    """What a rollout computes once from its fixed parameters.
 
-    w: np.ndarray           # (sum of the field sizes, k H): embed.w @ W
-    b: np.ndarray           # (k H,): embed.b @ W + b
+    * The embedding composed with the first matrix W after it (core0's input
+      weights ``wx``, or ``extra.w`` for FF) and its bias b: both maps are
+      linear, so onehot(obs) @ embed.w @ W + embed.b @ W + b is
+      ``onehot_affine_forward(obs, offsets, first_w, first_b)``.
+    * Both heads side by side: they read the same t, so t @ [q.w | sym.w]
+      gives the Q values and the symbol scores in one product."""
+
+    first_w: np.ndarray     # (sum of the field sizes, k H): embed.w @ W
+    first_b: np.ndarray     # (k H,): embed.b @ W + b
+    heads_w: np.ndarray     # (H, A + V): [q.w | sym.w]
+    heads_b: np.ndarray     # (A + V,): [q.b | sym.b]
 
 
 def episode_barrier(reset, dtype):
@@ -214,18 +221,20 @@ class Controller:
         bias: core0's input weights, or the extra layer's for FF."""
         return ("core0.wx", "core0.bx") if self._layer_params else ("extra.w", "extra.b")
 
-    def first_layer(self) -> FirstLayer:
-        """The embedding composed with the first matrix after it, for the
-        current parameters."""
+    def composed(self) -> Composed:
+        """The ``Composed`` products of the current parameters."""
         P, (w, b) = self.params, self.first_matrix()
-        return FirstLayer(P["embed.w"] @ P[w], P["embed.b"] @ P[w] + P[b])
+        return Composed(first_w=P["embed.w"] @ P[w], first_b=P["embed.b"] @ P[w] + P[b],
+                        heads_w=np.concatenate([P["q.w"], P["sym.w"]], axis=1),
+                        heads_b=np.concatenate([P["q.b"], P["sym.b"]]))
 
-    def step(self, obs, state, reset=None, first: FirstLayer | None = None, keep_cache: bool = True):
+    def step(self, obs, state, reset=None, composed: Composed | None = None, keep_cache: bool = True):
         """One step for all lanes.  obs int (B, F); state from
         ``initial_state`` or the previous step; reset bool (B,): lanes that
-        start an episode now.  ``first``: ``first_layer()`` of the current
-        parameters, to gather the first pre-activation from (else the
-        embedding is multiplied by ``wx``).  Returns (q (B, A), logp (B, V),
+        start an episode now.  ``composed``: ``composed()`` of the current
+        parameters, to gather the first pre-activation from and to run both
+        heads in one product (else the embedding is multiplied by the first
+        matrix and each head by its own).  Returns (q (B, A), logp (B, V),
         new state, StepCache, or None without ``keep_cache``)."""
         P, obs = self.params, self.check_obs(obs)
         self.check_state(state, len(obs))
@@ -234,7 +243,7 @@ class Controller:
                              f" got shape {np.shape(reset)}")
         keep = episode_barrier(reset, self.dtype)
         offsets = self.config._offsets
-        ax = None if first is None else onehot_affine_forward(obs, offsets, first.w, first.b)[0]
+        ax = None if composed is None else onehot_affine_forward(obs, offsets, composed.first_w, composed.first_b)[0]
         if ax is None:
             x, embed = onehot_affine_forward(obs, offsets, P["embed.w"], P["embed.b"])
         else:                                               # the composed first layer: no embedding needed
@@ -256,16 +265,22 @@ class Controller:
         else:                                               # FF: the composed first layer is the extra layer's
             a, extra = ax, AffineCache(None, P["extra.w"])
         t, tanh_cache = tanh_forward(a)
-        q, q_cache = affine_forward(t, P["q.w"], P["q.b"])
-        scores, sym = affine_forward(t, P["sym.w"], P["sym.b"])
+        if composed is None:
+            q, q_cache = affine_forward(t, P["q.w"], P["q.b"])
+            scores, sym = affine_forward(t, P["sym.w"], P["sym.b"])
+        else:                                               # both heads in one product
+            heads, _ = affine_forward(t, composed.heads_w, composed.heads_b)
+            A = self.config.n_actions
+            q, scores = heads[:, :A], heads[:, A:]
+            q_cache, sym = AffineCache(t, P["q.w"]), AffineCache(t, P["sym.w"])
         logp, log_softmax = log_softmax_forward(scores)
         if not keep_cache:
             return q, logp, new_state, None
         return q, logp, new_state, StepCache(keep, embed, core_caches, extra, tanh_cache, q_cache, sym, log_softmax)
 
-    def infer(self, obs, state, reset=None, first: FirstLayer | None = None):
+    def infer(self, obs, state, reset=None, composed: Composed | None = None):
         """``step`` without keeping a cache: (q, logp, new state)."""
-        q, logp, state, _ = self.step(obs, state, reset, first=first, keep_cache=False)
+        q, logp, state, _ = self.step(obs, state, reset, composed=composed, keep_cache=False)
         return q, logp, state
 
     # ----------------------------------------------------------- backward
@@ -341,7 +356,7 @@ class Controller:
         """The gradients of the embedding and of the first matrix after it
         (``first_matrix``: core0's input weights, or the extra layer's for FF)
         from ``dpre0`` (N, k H), the gradient on that matrix's pre-activations
-        for the N rows of ``cache``.  The two maps compose (``FirstLayer``):
+        for the N rows of ``cache``.  The two maps compose (``Composed``):
         A = onehot M + m with M = E W, m = e W + b, so onehot_affine_backward
         gives dM and dm, and the product rule dE = dM W^T, de = dm W^T,
         dW = E^T dM + e^T dm, db = dm."""
@@ -386,22 +401,22 @@ class Controller:
 
 
 class Rollout:
-    """T steps of ``Controller.step`` with the parameters fixed: the first
-    layer composed once (``Controller.first_layer``), the steps' caches in a
+    """T steps of ``Controller.step`` with the parameters fixed: the
+    ``Composed`` products made once (``Controller.composed``), the steps' caches in a
     list, and ``tinyalgo.bptt.backward`` over them.  Make a new one after the
     parameters change."""
 
     def __init__(self, controller: Controller):
-        self.controller, self.caches, self.first = controller, [], controller.first_layer()
+        self.controller, self.caches, self.composed = controller, [], controller.composed()
         self.initial_state = controller.initial_state
 
     def step(self, obs, state, reset=None):
-        q, logp, state, cache = self.controller.step(obs, state, reset, first=self.first)
+        q, logp, state, cache = self.controller.step(obs, state, reset, composed=self.composed)
         self.caches.append(cache)
         return q, logp, state
 
     def infer(self, obs, state, reset=None):
-        return self.controller.infer(obs, state, reset, first=self.first)
+        return self.controller.infer(obs, state, reset, composed=self.composed)
 
     def backward(self, dq, dlogp, dstate_final=None):
         return bptt.backward(self.controller, self.caches, dq, dlogp, dstate_final)
