@@ -47,7 +47,7 @@ class Scripted:
     def __init__(self, env, k):
         self.env, self.k, self.t = env, k, 0
 
-    def frozen(self):
+    def rollout(self):
         return self
 
     def initial_state(self, batch):
