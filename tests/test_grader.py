@@ -46,6 +46,12 @@ def write_body(out, assignment, body: str, function=0):
     path.write_text("".join(lines), encoding="utf-8")
 
 
+def write_rest(out, assignment, bodies=None):
+    """Write the solution (or ``bodies[i]``) of every function of ``assignment`` after its first."""
+    for i in range(1, len(ASSIGNMENTS[assignment].functions)):
+        write_body(out, assignment, (bodies or {}).get(i) or solution_of(assignment, i), function=i)
+
+
 def solution_of(assignment, function=0) -> str:
     f = ASSIGNMENTS[assignment].functions[function]
     return textwrap.dedent(stubs.solution_text((PACKAGE.parent / f.path).read_text(encoding="utf-8"), f.qualname))
@@ -247,6 +253,7 @@ def test_an_endless_loop_costs_one_test(copy):
     write_body(copy, "dynamic_discount", "if r.shape[1] == 2:\n    while True:\n        pass\n" +
                solution_of("dynamic_discount"))
     write_body(copy, "gru_backward", solution_of("gru_backward"))
+    write_rest(copy, "gru_backward")
     result = grade_copy(copy, limit=1.0)
     rows = {r["test"]: r for r in result["tests"]}
     assert rows["test_dynamic_targets_new_episode"]["outcome"] in ("failed", "timeout")
@@ -417,19 +424,20 @@ def test_grade_all_a_class_of_six(tmp_path, capsys):
     kinds = {
         "ana_stub": None,
         "ben_solution": {"gru_backward": solution_of("gru_backward"), "dynamic_discount": honest},
-        "cat_bug": {"gru_backward": solution_of("gru_backward").replace("\"bhh\": dcand.sum(0)",
-                                                                        "\"bhh\": 2 * dcand.sum(0)"),
-                    "dynamic_discount": honest},
+        "cat_bug": {"gru_backward": solution_of("gru_backward"), "dynamic_discount": honest},
         "dan_cheat": {"gru_backward": "from tinyalgo.gradcheck import numerical_gradient\nreturn None",
                       "dynamic_discount": honest},
         "eve_syntax": {"gru_backward": "return (", "dynamic_discount": honest},
         "fay_loop": {"gru_backward": solution_of("gru_backward"), "dynamic_discount": "while True:\n    pass"},
     }
     import shutil
+    weights_bug = {2: solution_of("gru_backward", 2).replace("\"bhh\": dcand.sum(0)", "\"bhh\": 2 * dcand.sum(0)")}
     for student, bodies in kinds.items():
         shutil.copytree(out, room / student)
         for assignment, body in (bodies or {}).items():
             write_body(room / student, assignment, body)
+        if student in ("ben_solution", "cat_bug", "fay_loop"):      # gru_backward's state and weights parts
+            write_rest(room / student, "gru_backward", weights_bug if student == "cat_bug" else None)
     (room / "gus_empty").mkdir()
     assert cli.main(["grade-all", str(room), "--tests", str(tests), "--csv", str(tmp_path / "grades.csv"),
                      "--test-timeout", "0.5"]) == 0        # fay's 3 endless tests; an honest one takes < 0.05 s
