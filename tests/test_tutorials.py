@@ -101,6 +101,34 @@ def without_the_state_gradient(step_backward):
     return wrong
 
 
+def with_zero_grads(method):
+    """A method returning (grads dict, ...) or a grads dict, with every gradient zero."""
+    def wrong(*args, **kwargs):
+        out = method(*args, **kwargs)
+        if isinstance(out, dict):
+            return {k: 0 * v for k, v in out.items()}
+        return ({k: 0 * v for k, v in out[0].items()},) + tuple(out[1:])
+    return wrong
+
+
+def with_zero_grads_after(index):
+    """A function returning a tuple whose output ``index`` is a grads dict, with every gradient zero."""
+    def make(right):
+        def wrong(*args, **kwargs):
+            out = right(*args, **kwargs)
+            return tuple({k: 0 * v for k, v in o.items()} if i == index else o for i, o in enumerate(out))
+        return wrong
+    return make
+
+
+def without_the_pre_activations(method):
+    """``cores_state_backward`` with the gradients on the pre-activations zero."""
+    def wrong(*args, **kwargs):
+        dpre, dstate = method(*args, **kwargs)
+        return [0 * d for d in dpre], dstate
+    return wrong
+
+
 def without_the_barrier(backward):
     return lambda ctrl, caches, *args, **kw: backward(ctrl, [c._replace(keep=None) for c in caches], *args, **kw)
 
@@ -137,7 +165,20 @@ BREAKS = {
     "tinyalgo.cores.gru_step_backward": (scaled(1, 0.0), 'assert max(report["errors"].values()) < 1e-6'),
     "tinyalgo.cores.lstm_step_backward": (scaled(2, 0.0), 'assert max(lstm_report["errors"].values()) < 1e-6'),
     "tinyalgo.controller.Controller.step_backward": (without_the_state_gradient,
-                                                     'assert max(report["errors"].values()) < 1e-5'),
+                                                     "assert gap < 1e-10 and np.allclose(dstate[0][0]"),
+    "tinyalgo.cores.gru_state_backward": (scaled(0, 0.0), 'assert max(report["errors"].values()) < 1e-6'),
+    "tinyalgo.cores.gru_weights_backward": (with_zero_grads_after(1), 'assert max(report["errors"].values()) < 1e-6'),
+    "tinyalgo.cores.lstm_state_backward": (scaled(0, 0.0), 'assert max(lstm_report["errors"].values()) < 1e-6'),
+    "tinyalgo.cores.lstm_weights_backward": (with_zero_grads_after(1),
+                                             'assert max(lstm_report["errors"].values()) < 1e-6'),
+    "tinyalgo.controller.Controller.heads_backward": (scaled(1, 0.0), 'assert max(report["errors"].values()) < 1e-5'),
+    "tinyalgo.controller.Controller.extra_backward": (with_zero_grads, 'assert max(report["errors"].values()) < 1e-5'),
+    "tinyalgo.controller.Controller.cores_state_backward": (without_the_pre_activations,
+                                                            'assert max(report["errors"].values()) < 1e-5'),
+    "tinyalgo.controller.Controller.cores_weights_backward": (with_zero_grads,
+                                                              'assert max(report["errors"].values()) < 1e-5'),
+    "tinyalgo.controller.Controller.first_layer_backward": (with_zero_grads,
+                                                            'assert max(report["errors"].values()) < 1e-5'),
     "tinyalgo.bptt.backward": (without_the_barrier, 'assert max(report["errors"].values()) < 1e-5'),
     "tinyalgo.curriculum.Curriculum.record": (advancing_on_any_score, 'assert h["level"] == level and h["advanced"]'),
     "tinyalgo.qlearning.dynamic_one_step_targets": (with_argument("v_hat", np.ones_like),    # no V-hat

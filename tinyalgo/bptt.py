@@ -6,7 +6,8 @@ Only the core layers carry a step's state to the next, so the backward
 pass is one sweep over the states and, around it, products over all the
 steps at once, in the parts of ``Controller.step_backward``:
 
-1. the heads, tanh and the "extra" layer (``heads_backward``) for all T
+1. the heads, tanh and the "extra" layer (``heads_backward``,
+   ``extra_backward``) for all T
    steps at once, on the caches stacked into one of T B rows
    (``Controller.stack_caches``): each weight gradient is then one product
    dW = X^T dZ of the T steps' inputs and output gradients, the sum of the
@@ -44,12 +45,14 @@ def backward(controller, caches, dq, dlogp, dstate_final=None):
                          f" got {dq.shape} and {dlogp.shape}")
     ### BEGIN SOLUTION
     rows = controller.stack_caches(caches)                   # all T steps as T B rows
-    grads, dhidden = controller.heads_backward(dq.reshape(T * B, -1), dlogp.reshape(T * B, -1), rows)
+    grads, da = controller.heads_backward(dq.reshape(T * B, -1), dlogp.reshape(T * B, -1), rows)
     dstate = dstate_final if dstate_final is not None else \
         [tuple(np.zeros_like(a) for a in s) for s in controller.initial_state(B)]
     if not rows.cores:                                       # FF: no state, the embedding is the extra layer's input
-        grads.update(controller.embedding_backward(dhidden, rows))
+        grads.update(controller.first_layer_backward(da, rows))
         return {k: grads[k] for k in controller.params}, dstate
+    extra_grads, dhidden = controller.extra_backward(da, rows)
+    grads.update(extra_grads)
     dhidden = dhidden.reshape(T, B, -1)
     dpre = [np.empty((T, B) + c.p["wx"].shape[1:], dtype=dhidden.dtype) for c in caches[0].cores]
     wts = controller.transposed_weights()                    # made once, read at every step

@@ -9,11 +9,11 @@
 layer pairs of ``tinyalgo.layers`` and the core steps of ``tinyalgo.cores``;
 it returns a ``StepCache`` with each layer's cache by name.
 ``step_backward`` is its backward pass, the same pairs in reverse order, in
-parts: ``heads_backward`` (the two heads, tanh and the "extra" layer),
+parts: ``heads_backward`` (the two heads and tanh), ``extra_backward``,
 ``cores_state_backward`` (the core layers to their pre-activations and the
 state the step entered with), ``cores_weights_backward`` (the core layers'
 weights, dW = X^T dZ) and ``first_layer_backward`` (the embedding and the
-first core layer's input weights; ``embedding_backward`` for FF).
+first matrix after it, composed).
 Backpropagation through time (``tinyalgo.bptt``) runs the same parts over
 a rollout: ``cores_state_backward`` from the last step to the first, the
 others once for all its steps, since they read only their own step.
@@ -23,10 +23,12 @@ state, and no gradient flows back from them into the previous episode: the
 *episode barrier*.
 
 Training and evaluation go through ``rollout()``: the parameters are fixed
-while it lasts, so the embedding and the first core layer's input weights,
-two linear maps in a row with nothing between them, are multiplied once
-(``first_layer``), and each step gathers its first pre-activation from
-that product instead of multiplying the embedded observation by ``wx``.
+while it lasts, so the embedding and the first matrix after it (core0's
+``wx``, or the extra layer's for FF), two linear maps in a row with nothing
+between them, are multiplied once (``composed``), and each step gathers
+its first pre-activation from that product instead of multiplying the
+embedded observation by the matrix; the two heads, which read the same t,
+run as one product.
 ``infer`` is ``step`` without keeping a cache (evaluation, the bootstrap).
 """
 from __future__ import annotations
@@ -86,13 +88,20 @@ class StepCache(NamedTuple):
     log_softmax: np.ndarray  # log_softmax_forward's cache
 
 
-class FirstLayer(NamedTuple):
-    """The embedding composed with the first core layer's input weights
-    ``wx``: both are linear, so onehot(obs) @ embed.w @ wx + embed.b @ wx + bx
-    is ``onehot_affine_forward(obs, offsets, w, b)`` with these w and b."""
+class Composed(NamedTuple):
+    """What a rollout computes once from its fixed parameters.
 
-    w: np.ndarray           # (sum of the field sizes, k H): embed.w @ core0.wx
-    b: np.ndarray           # (k H,): embed.b @ core0.wx + core0.bx
+    * The embedding composed with the first matrix W after it (core0's input
+      weights ``wx``, or ``extra.w`` for FF) and its bias b: both maps are
+      linear, so onehot(obs) @ embed.w @ W + embed.b @ W + b is
+      ``onehot_affine_forward(obs, offsets, first_w, first_b)``.
+    * Both heads side by side: they read the same t, so t @ [q.w | sym.w]
+      gives the Q values and the symbol scores in one product."""
+
+    first_w: np.ndarray     # (sum of the field sizes, k H): embed.w @ W
+    first_b: np.ndarray     # (k H,): embed.b @ W + b
+    heads_w: np.ndarray     # (H, A + V): [q.w | sym.w]
+    heads_b: np.ndarray     # (A + V,): [q.b | sym.b]
 
 
 def episode_barrier(reset, dtype):
@@ -107,13 +116,13 @@ def episode_barrier(reset, dtype):
 def stack_caches(caches) -> StepCache:
     """The row-wise parts of T step caches of B lanes as one cache of T B
     rows (the embedding, the "extra" layer, tanh and the heads), the step
-    order kept: what ``heads_backward`` and ``embedding_backward`` take to do
+    order kept: what ``heads_backward`` and ``first_layer_backward`` take to do
     all T steps in one call, and per core layer its T caches stacked
     (``cores.stack_caches``) for ``cores_weights_backward``.  ``keep`` is None."""
     c0 = caches[0]
     rows = OnehotCache(np.concatenate([c.embed.rows for c in caches]), c0.embed.shape)
     t = np.concatenate([c.tanh for c in caches])
-    extra_x = np.concatenate([c.extra.x for c in caches])
+    extra_x = None if c0.extra.x is None else np.concatenate([c.extra.x for c in caches])
     core_rows = [stack_core_caches([c.cores[l] for c in caches]) for l in range(len(c0.cores))]
     return StepCache(keep=None, embed=rows, cores=core_rows, extra=AffineCache(extra_x, c0.extra.w), tanh=t,
                      q=AffineCache(t, c0.q.w), sym=AffineCache(t, c0.sym.w),
@@ -211,20 +220,25 @@ class Controller:
         return self._layer_params
 
     # ------------------------------------------------------------ forward
-    def first_layer(self) -> FirstLayer | None:
-        """The embedding composed with core0's input weights for the current
-        parameters (None for FF, which has no core)."""
-        if not self._layer_params:
-            return None
-        P = self.params
-        return FirstLayer(P["embed.w"] @ P["core0.wx"], P["embed.b"] @ P["core0.wx"] + P["core0.bx"])
+    def first_matrix(self) -> tuple:
+        """The names of the first weight matrix after the embedding and of its
+        bias: core0's input weights, or the extra layer's for FF."""
+        return ("core0.wx", "core0.bx") if self._layer_params else ("extra.w", "extra.b")
 
-    def step(self, obs, state, reset=None, first: FirstLayer | None = None, keep_cache: bool = True):
+    def composed(self) -> Composed:
+        """The ``Composed`` products of the current parameters."""
+        P, (w, b) = self.params, self.first_matrix()
+        return Composed(first_w=P["embed.w"] @ P[w], first_b=P["embed.b"] @ P[w] + P[b],
+                        heads_w=np.concatenate([P["q.w"], P["sym.w"]], axis=1),
+                        heads_b=np.concatenate([P["q.b"], P["sym.b"]]))
+
+    def step(self, obs, state, reset=None, composed: Composed | None = None, keep_cache: bool = True):
         """One step for all lanes.  obs int (B, F); state from
         ``initial_state`` or the previous step; reset bool (B,): lanes that
-        start an episode now.  ``first``: ``first_layer()`` of the current
-        parameters, to gather the first pre-activation from (else the
-        embedding is multiplied by ``wx``).  Returns (q (B, A), logp (B, V),
+        start an episode now.  ``composed``: ``composed()`` of the current
+        parameters, to gather the first pre-activation from and to run both
+        heads in one product (else the embedding is multiplied by the first
+        matrix and each head by its own).  Returns (q (B, A), logp (B, V),
         new state, StepCache, or None without ``keep_cache``)."""
         P, obs = self.params, self.check_obs(obs)
         self.check_state(state, len(obs))
@@ -233,7 +247,7 @@ class Controller:
                              f" got shape {np.shape(reset)}")
         keep = episode_barrier(reset, self.dtype)
         offsets = self.config._offsets
-        ax = None if first is None else onehot_affine_forward(obs, offsets, first.w, first.b)[0]
+        ax = None if composed is None else onehot_affine_forward(obs, offsets, composed.first_w, composed.first_b)[0]
         if ax is None:
             x, embed = onehot_affine_forward(obs, offsets, P["embed.w"], P["embed.b"])
         else:                                               # the composed first layer: no embedding needed
@@ -250,34 +264,51 @@ class Controller:
                 new_state.append((h, c))
             core_caches.append(cache)
             x, ax = h, None
-        a, extra = affine_forward(x, P["extra.w"], P["extra.b"])
+        if ax is None:
+            a, extra = affine_forward(x, P["extra.w"], P["extra.b"])
+        else:                                               # FF: the composed first layer is the extra layer's
+            a, extra = ax, AffineCache(None, P["extra.w"])
         t, tanh_cache = tanh_forward(a)
-        q, q_cache = affine_forward(t, P["q.w"], P["q.b"])
-        scores, sym = affine_forward(t, P["sym.w"], P["sym.b"])
+        if composed is None:
+            q, q_cache = affine_forward(t, P["q.w"], P["q.b"])
+            scores, sym = affine_forward(t, P["sym.w"], P["sym.b"])
+        else:                                               # both heads in one product
+            heads, _ = affine_forward(t, composed.heads_w, composed.heads_b)
+            A = self.config.n_actions
+            q, scores = heads[:, :A], heads[:, A:]
+            q_cache, sym = AffineCache(t, P["q.w"]), AffineCache(t, P["sym.w"])
         logp, log_softmax = log_softmax_forward(scores)
         if not keep_cache:
             return q, logp, new_state, None
         return q, logp, new_state, StepCache(keep, embed, core_caches, extra, tanh_cache, q_cache, sym, log_softmax)
 
-    def infer(self, obs, state, reset=None, first: FirstLayer | None = None):
+    def infer(self, obs, state, reset=None, composed: Composed | None = None):
         """``step`` without keeping a cache: (q, logp, new state)."""
-        q, logp, state, _ = self.step(obs, state, reset, first=first, keep_cache=False)
+        q, logp, state, _ = self.step(obs, state, reset, composed=composed, keep_cache=False)
         return q, logp, state
 
     # ----------------------------------------------------------- backward
     stack_caches = staticmethod(stack_caches)
 
     def heads_backward(self, dq, dlogp, cache: StepCache):
-        """The backward pass of the two heads, tanh and the "extra" layer.
-        dq (N, A), dlogp (N, V) for the N rows of ``cache`` (one step's B
-        lanes, or T steps stacked by ``stack_caches``).  Returns (grads of
-        q, sym and extra, the gradient on the extra layer's input (N, H))."""
+        """The backward pass of the two heads and tanh.  dq (N, A), dlogp
+        (N, V) for the N rows of ``cache`` (one step's B lanes, or T steps
+        stacked by ``stack_caches``).  Returns (grads of q and sym, the
+        gradient on the extra layer's pre-activation (N, H))."""
         ### BEGIN SOLUTION
         grads = {}
         dt_q, grads["q.w"], grads["q.b"] = affine_backward(dq, cache.q)
         dscores = log_softmax_backward(dlogp, cache.log_softmax)
         dt_sym, grads["sym.w"], grads["sym.b"] = affine_backward(dscores, cache.sym)
-        da = tanh_backward(dt_q + dt_sym, cache.tanh)            # both heads read t
+        return grads, tanh_backward(dt_q + dt_sym, cache.tanh)     # both heads read t
+        ### END SOLUTION
+
+    def extra_backward(self, da, cache: StepCache):
+        """The backward pass of the extra layer above the cores: da (N, H),
+        the gradient on its pre-activation -> (grads of extra, the gradient
+        on the last core layer's output (N, H))."""
+        ### BEGIN SOLUTION
+        grads = {}
         dx, grads["extra.w"], grads["extra.b"] = affine_backward(da, cache.extra)
         return grads, dx
         ### END SOLUTION
@@ -326,27 +357,18 @@ class Controller:
         ### END SOLUTION
 
     def first_layer_backward(self, dpre0, cache: StepCache) -> dict:
-        """The gradients of the embedding and of the first core layer's input
-        weights from ``dpre0`` (N, k H), the gradient on that layer's
-        pre-activations for the N rows of ``cache``.  The two maps compose
-        (``FirstLayer``): A = onehot M + m with M = E W, m = e W + b, so
-        onehot_affine_backward gives dM and dm, and the product rule
-        dE = dM W^T, de = dm W^T, dW = E^T dM + e^T dm, db = dm."""
+        """The gradients of the embedding and of the first matrix after it
+        (``first_matrix``: core0's input weights, or the extra layer's for FF)
+        from ``dpre0`` (N, k H), the gradient on that matrix's pre-activations
+        for the N rows of ``cache``.  The two maps compose (``Composed``):
+        A = onehot M + m with M = E W, m = e W + b, so onehot_affine_backward
+        gives dM and dm, and the product rule dE = dM W^T, de = dm W^T,
+        dW = E^T dM + e^T dm, db = dm."""
         ### BEGIN SOLUTION
-        P = self.params
-        E, e, W = P["embed.w"], P["embed.b"], P["core0.wx"]
+        P, (w, b) = self.params, self.first_matrix()
+        E, e, W = P["embed.w"], P["embed.b"], P[w]
         dM, dm = onehot_affine_backward(dpre0, cache.embed)
-        return {"embed.w": dM @ W.T, "embed.b": W @ dm, "core0.wx": E.T @ dM + np.outer(e, dm),
-                "core0.bx": dm}
-        ### END SOLUTION
-
-    def embedding_backward(self, dx, cache: StepCache) -> dict:
-        """The backward pass of the embedding where no core layer follows it
-        (FF): dx (N, H), the gradient on its output for the N rows of
-        ``cache`` -> grads of embed.w and embed.b."""
-        ### BEGIN SOLUTION
-        dw, db = onehot_affine_backward(dx, cache.embed)
-        return {"embed.w": dw, "embed.b": db}
+        return {"embed.w": dM @ W.T, "embed.b": W @ dm, w: E.T @ dM + np.outer(e, dm), b: dm}
         ### END SOLUTION
 
     def step_backward(self, dq, dlogp, dstate, cache: StepCache):
@@ -356,10 +378,12 @@ class Controller:
         ``params``, the gradient on the state the step used: after the
         barrier, so ``tinyalgo.bptt`` cuts it at the lanes that reset)."""
         ### BEGIN SOLUTION
-        grads, dx = self.heads_backward(dq, dlogp, cache)
+        grads, da = self.heads_backward(dq, dlogp, cache)
         if not cache.cores:                                  # FF: the extra layer reads the embedding
-            grads.update(self.embedding_backward(dx, cache))
+            grads.update(self.first_layer_backward(da, cache))
             return grads, list(dstate)
+        extra_grads, dx = self.extra_backward(da, cache)
+        grads.update(extra_grads)
         dpre, dstate_in = self.cores_state_backward(dx, dstate, cache)
         grads.update(self.cores_weights_backward(dpre, cache))
         grads.update(self.first_layer_backward(dpre[0], cache))
@@ -381,22 +405,22 @@ class Controller:
 
 
 class Rollout:
-    """T steps of ``Controller.step`` with the parameters fixed: the first
-    layer composed once (``Controller.first_layer``), the steps' caches in a
+    """T steps of ``Controller.step`` with the parameters fixed: the
+    ``Composed`` products made once (``Controller.composed``), the steps' caches in a
     list, and ``tinyalgo.bptt.backward`` over them.  Make a new one after the
     parameters change."""
 
     def __init__(self, controller: Controller):
-        self.controller, self.caches, self.first = controller, [], controller.first_layer()
+        self.controller, self.caches, self.composed = controller, [], controller.composed()
         self.initial_state = controller.initial_state
 
     def step(self, obs, state, reset=None):
-        q, logp, state, cache = self.controller.step(obs, state, reset, first=self.first)
+        q, logp, state, cache = self.controller.step(obs, state, reset, composed=self.composed)
         self.caches.append(cache)
         return q, logp, state
 
     def infer(self, obs, state, reset=None):
-        return self.controller.infer(obs, state, reset, first=self.first)
+        return self.controller.infer(obs, state, reset, composed=self.composed)
 
     def backward(self, dq, dlogp, dstate_final=None):
         return bptt.backward(self.controller, self.caches, dq, dlogp, dstate_final)

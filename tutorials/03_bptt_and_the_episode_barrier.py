@@ -103,6 +103,26 @@ with skip_if_stub():
     assert max(report["errors"].values()) < 1e-5
 
 # %% [markdown]
+# ## One step at a time
+# `Controller.step_backward` runs the same parts for one step.  Going back
+# from the last step to the first, carrying the state's gradient and cutting
+# it at the barrier, the sum of its gradients is `bptt.backward`'s.
+# Expected: a largest difference around 1e-15.
+
+# %%
+with skip_if_stub():
+    total, dstate = {k: np.zeros_like(v) for k, v in ctrl.params.items()}, [(np.zeros_like(state0[0][0]),)]
+    for t in range(T - 1, -1, -1):
+        step_grads, dstate = ctrl.step_backward(dq[t], dlogp[t], dstate, caches[t])
+        for k, g in step_grads.items():
+            total[k] += g
+        if caches[t].keep is not None:
+            dstate = [tuple(a * caches[t].keep for a in s) for s in dstate]
+    gap = max(float(np.abs(total[k] - grads[k]).max()) for k in grads)
+    print(f"largest difference from bptt.backward: {gap:.1e}")
+    assert gap < 1e-10 and np.allclose(dstate[0][0], dstate0[0][0])
+
+# %% [markdown]
 # ## The episode barrier
 # Keep only the losses of the steps after each lane's first reset (all steps of
 # a lane that never restarts): a lane that restarted gets exactly zero gradient
