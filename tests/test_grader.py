@@ -249,7 +249,6 @@ def test_grade_all_a_class_of_six_and_a_zip(tmp_path, capsys):
         "fay_loop": {"gru_backward": (), "dynamic_discount": "while True:\n    pass"},
     }
     import shutil
-    weights_bug = {2: solution_of("gru_backward", 2).replace("\"bhh\": dcand.sum(0)", "\"bhh\": 2 * dcand.sum(0)")}
     for student, bodies in kinds.items():
         shutil.copytree(out, room / student)
         for assignment, body in (bodies or {}).items():      # a tuple: the solution, with (old, new) replaced
