@@ -6,8 +6,15 @@ or give an instance it fails (tinyalgo.automata.verify; paper section 6.4).
 prints the verdict (proved, with what was established; a counterexample,
 with its length and how the environment ended it; or not proved, with the
 reasons), and writes the report as JSON, the machine as Graphviz DOT and in
-AALpy's Mealy ``.dot`` form when asked.  Exit status 0 whatever the verdict;
-2 for bad input (one line on stderr, before any work).
+AALpy's Mealy ``.dot`` form when asked, and with ``--certificate FILE`` what
+a proof established, which
+
+    tinyalgo check-proof figures/automata/reverse-ff-s0.json CERTIFICATE
+
+checks without searching (tinyalgo/automata/check.py).  Exit status 0
+whatever the verdict (check-proof: 1 when it rejects the certificate); 2 for
+bad input, such as a machine that does not fit the task it names (one line
+on stderr, before any work).
 
     tinyalgo verify-loop runs/q-reverse-ff-s0/checkpoint.npz --out runs/loop-reverse
 
@@ -23,38 +30,43 @@ network, DIR/checkpoint.npz (the trained network, whose machine is the last).
 from __future__ import annotations
 
 import argparse
+import gzip
+import json
 import os
 
 from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT, RECORDED as CENSUS_RECORDED
 from tinyalgo.automata.export import save_aalpy, save_dot
 from tinyalgo.automata.loop import CHOOSE, DEPARTURE_SPAN, KEEP_FRAME, SHORT, SHORT_TRAINED, refine, short_too_long
+from tinyalgo.automata.check import CertificateError, check_certificate, read_certificate
 from tinyalgo.automata.machine import load_machine
 from tinyalgo.automata.retrain import retrain
 from tinyalgo.automata.rounds import CHOICES
-from tinyalgo.automata.verify import SPECS, verify
+from tinyalgo.automata.rules import SPECS, check_machine
+from tinyalgo.automata.verify import verify
 from tinyalgo.cli.automaton import add_extraction_arguments
 from tinyalgo.cli.args import (UsageError, check_writable_file, check_writable_folder, checkpoint_run, int_at_least,
                                output_path)
 from tinyalgo.runs.checkpoint import save_checkpoint
-from tinyalgo.runs.fileio import atomic_write_json
+from tinyalgo.runs.fileio import atomic_write_bytes, atomic_write_json
 from tinyalgo.runs.rundir import saved_run
 
 CENSUS_MAX = 10 ** 8      # instances a census may run: about 5 minutes a round at 3 s a million
 
 
 def cmd_verify(args) -> int:
-    for option in ("json", "dot", "aalpy"):
+    for option in ("json", "dot", "aalpy", "certificate"):
         if getattr(args, option) is not None:
             check_writable_file(getattr(args, option), f"--{option}")
     if args.window is not None and args.window > args.max_window:
         raise UsageError(f"--window {args.window} is larger than --max-window {args.max_window}")
     machine = load_machine(args.machine)
-    if machine.task not in SPECS:
-        raise UsageError(f"{args.machine}: a machine of task {machine.task!r}, which the verifier does not know")
+    check_machine(machine, f"machine {args.machine}")
     print(f"{args.machine}: {machine.task} (base {machine.base}), {machine.n_states} states,"
           f" {int((machine.action < 0).sum())} (state, symbol) pairs never recorded (they move left, no write)")
-    report = verify(machine, window=args.window, max_window=args.max_window, seed=args.seed, log=print)
+    report = verify(machine, window=args.window, max_window=args.max_window, max_configs=args.max_configurations,
+                    max_seconds=args.max_seconds, seed=args.seed, certify=args.certificate is not None, log=print)
     report["machine"] = args.machine
+    cert = report.pop("certificate", None)
     if report["verdict"] == "proved":
         print(f"proved: {report['established']}; {report['configurations']} configurations,"
               f" {report['seconds']:.2f} s")
@@ -65,18 +77,43 @@ def cmd_verify(args) -> int:
         print(f"  board cells from x = {report['instance']['x0']}: {report['instance']['cells']};"
               f" targets {report['instance']['targets']}; random key {report['instance']['key']}")
     else:
-        print(f"not proved ({report['seconds']:.2f} s):")
+        print(f"not proved ({report['seconds']:.2f} s): {report['summary']}")
         for reason in report["reasons"]:
             print(f"  {reason}")
+    if args.certificate is not None:
+        if cert is None:
+            print(f"no certificate written to {args.certificate}: the machine was not proved")
+        else:
+            write_certificate(args.certificate, cert)
     if args.json is not None:
         atomic_write_json(args.json, report)
     if args.dot is not None:
         save_dot(machine, args.dot, f"{machine.task}: {machine.n_states} states")
     if args.aalpy is not None:
         save_aalpy(machine, args.aalpy)
-    written = [getattr(args, o) for o in ("json", "dot", "aalpy") if getattr(args, o) is not None]
+    written = [getattr(args, o) for o in ("json", "dot", "aalpy") if getattr(args, o) is not None] + \
+        ([args.certificate] if cert is not None and args.certificate is not None else [])
     if written:
         print(f"wrote {', '.join(written)}")
+    return 0
+
+
+def write_certificate(path, cert: dict) -> None:
+    """The certificate as compact JSON, gzip-compressed where ``path`` ends in .gz; atomically."""
+    body = json.dumps(cert, separators=(",", ":")).encode()
+    atomic_write_bytes(path, gzip.compress(body, mtime=0) if str(path).endswith(".gz") else body)
+
+
+def cmd_check_proof(args) -> int:
+    machine = load_machine(args.machine)
+    cert = read_certificate(args.certificate)
+    try:
+        summary = check_certificate(machine, cert)
+    except CertificateError as err:
+        print(f"rejected: {err}")
+        return 1
+    print(f"accepted: {summary['established']}; {summary['configurations']} configurations in"
+          f" {summary['sections']} sets, each closed under the machine's steps, none failing")
     return 0
 
 
@@ -141,7 +178,23 @@ def register(sub) -> None:
                    help="write the machine as Graphviz DOT (default: not written)")
     v.add_argument("--aalpy", type=output_path, default=None, metavar="OUT",
                    help="write the machine in AALpy's Mealy .dot form (default: not written)")
+    v.add_argument("--certificate", type=output_path, default=None, metavar="OUT",
+                   help="where a proof is found, write what it established (the configurations explored, closed"
+                        " under the machine's steps), which check-proof checks; gzip-compressed if OUT ends in .gz"
+                        " (default: not written)")
+    v.add_argument("--max-configurations", type=int_at_least(1), default=400_000, metavar="N",
+                   help="stop an exploration above N configurations, the verdict then not proved (default 400,000)")
+    v.add_argument("--max-seconds", type=int_at_least(1), default=None, metavar="S",
+                   help="stop after S seconds, the verdict then not proved (default: no limit)")
     v.set_defaults(func=cmd_verify)
+    c = sub.add_parser("check-proof", help="check a proof's certificate (verify --certificate) without searching",
+                       description="Check that a certificate written by tinyalgo verify --certificate proves its"
+                                   " machine right at every length: each listed set of configurations holds the"
+                                   " task's start, is closed under the machine's steps and never fails"
+                                   " (tinyalgo/automata/check.py).  Exit 0: accepted; 1: rejected.")
+    c.add_argument("machine", metavar="MACHINE.json")
+    c.add_argument("certificate", metavar="CERTIFICATE")
+    c.set_defaults(func=cmd_check_proof)
     loop = sub.add_parser("verify-loop", help="extract, verify, record the counterexamples, extract again, until"
                                               " a proof", description="Counterexample-guided extraction from a"
                                               " checkpoint (tinyalgo/automata/loop.py): one line a round.")
