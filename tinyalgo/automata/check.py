@@ -205,11 +205,14 @@ def check_certificate(machine, cert: dict) -> dict:
     if None not in by_length:
         raise CertificateError("the certificate has no section for the lengths explored at once")
     _, N0 = ranges(machine.task, by_length[None]["window"], psi_cap)
+    if cert.get("smallest") != smallest or cert.get("exact_below") != N0:
+        raise CertificateError(f"the certificate claims lengths from {cert.get('smallest')!r}, one by one below"
+                               f" {cert.get('exact_below')!r}; the task's are from {smallest}, below {N0}")
     if sorted(n for n in by_length if n is not None) != list(range(smallest, N0)):
         raise CertificateError(f"the sections must be the lengths {smallest}..{N0 - 1} one by one and every length"
                                f" >= {N0} at once; got {sorted(n for n in by_length if n is not None)} and >= {N0}")
     task, total = make(machine.task, machine.base), 0
-    for n, s in sorted(by_length.items(), key=lambda item: -1 if item[0] is None else item[0]):
+    for n, s in sorted(by_length.items(), key=lambda item: N0 if item[0] is None else item[0]):
         where = f"lengths >= {N0}" if n is None else f"length {n}"
         spec = SPECS[machine.task](task, n, min_length=N0 if n is None else n)
         K = s["window"]

@@ -264,7 +264,7 @@ class Search:
         while queue:
             cfg = queue.popleft()
             self.explored += 1
-            if self.deadline is not None and self.explored % 1024 == 0 and time.monotonic() > self.deadline:
+            if self.deadline is not None and self.explored % 1024 == 1 and time.monotonic() > self.deadline:
                 self.stopped = "time"
                 return self
             for ev, out in self.successors(cfg):

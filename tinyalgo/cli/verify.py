@@ -43,7 +43,8 @@ from tinyalgo.automata.retrain import retrain
 from tinyalgo.automata.rounds import CHOICES
 from tinyalgo.automata.rules import SPECS, check_machine
 from tinyalgo.automata.verify import verify
-from tinyalgo.cli.automaton import add_extraction_arguments
+from tinyalgo.automata.extract import default_complexities
+from tinyalgo.cli.automaton import add_extraction_arguments, check_sizes
 from tinyalgo.cli.args import (UsageError, check_writable_file, check_writable_folder, checkpoint_run, int_at_least,
                                output_path)
 from tinyalgo.runs.checkpoint import save_checkpoint
@@ -122,9 +123,13 @@ def cmd_verify_loop(args) -> int:
         raise UsageError(f"--census must be at most {CENSUS_MAX:,} instances (a census of 10^6 takes about 3 s);"
                          f" got {args.census:,}")
     check_writable_folder(args.out, "--out")
+    if os.path.isdir(args.out) and os.listdir(args.out):
+        raise UsageError(f"--out {args.out} is not empty ({len(os.listdir(args.out))} entries); give a new or empty"
+                         " folder (the loop writes machine.json, loop.json and checkpoint.npz there)")
     controller, extra, task, base = checkpoint_run(args.checkpoint, args.task)
     if task not in SPECS:
         raise UsageError(f"{args.checkpoint}: a controller of task {task!r}, which the verifier does not know")
+    check_sizes(args, controller, task, base, args.complexities or default_complexities(task))
     train = None
     if args.train_updates and "run" in extra:
         cfg, state = saved_run(extra)
