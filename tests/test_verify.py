@@ -324,9 +324,9 @@ def test_verify_loop_command_passes_its_departure_span_frame_and_census_options_
 
     monkeypatch.setattr(verify_cli, "refine", spy)
     save_checkpoint(model, reverse_controller(), dict(config=dict(task="reverse", base=10)))
-    for more in ([], ["--departure-span", "5"], ["--keep-frame", "--census-around"],
-                 ["--no-keep-frame", "--census-recorded", "7", "--choose", "census"]):
-        assert main(["verify-loop", str(model), "--out", str(tmp_path / "loop"), "--complexities", "2",
+    for i, more in enumerate(([], ["--departure-span", "5"], ["--keep-frame", "--census-around"],
+                              ["--no-keep-frame", "--census-recorded", "7", "--choose", "census"])):
+        assert main(["verify-loop", str(model), "--out", str(tmp_path / f"loop{i}"), "--complexities", "2",
                      "--instances", "1", "--no-corners", "--rounds", "1", *more]) == 0
     keep, cap, by = loop.KEEP_FRAME, loop.CENSUS_RECORDED, loop.CHOOSE
     assert given == [(0, keep, cap, False, by), (5, keep, cap, False, by), (0, True, cap, True, by),
