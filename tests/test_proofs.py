@@ -423,3 +423,35 @@ def test_verify_loop_refuses_a_folder_that_is_not_empty_and_sizes_named_by_their
         assert message in err and len(err.splitlines()) == 1 and "batch_size" not in err, err
         assert not captured.out
     assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"] and not (tmp_path / "o").exists()
+
+
+# ------------------------------------------------------------ the proofs kept in the repository
+PROOFS = FIGURES / "fresh_seeds" / "proofs"
+
+
+def test_the_kept_proofs_are_checked_again_from_the_repository(tmp_path, capsys):
+    import gzip
+    import shutil
+    fast = [p for p in sorted(PROOFS.iterdir()) if p.name.split("-s")[0] in ("copy", "reverse")][:4]
+    assert fast, "no kept copy or reverse proof"
+    root = tmp_path / "proofs"
+    for p in fast:
+        shutil.copytree(p, root / p.name)
+    assert main(["experiment", "certified", "--proofs", str(root), "--out", str(tmp_path / "o")]) == 0
+    assert f"{len(fast)} of {len(fast)} kept proofs re-verified" in capsys.readouterr().out
+    cert = root / fast[0].name / "certificate.json.gz"
+    data = json.loads(gzip.decompress(cert.read_bytes()))
+    data["sections"][-1]["configurations"].pop()
+    cert.write_bytes(gzip.compress(json.dumps(data).encode()))
+    assert main(["experiment", "certified", "--proofs", str(root), "--out", str(tmp_path / "o")]) == 1
+    assert "rejected" in (tmp_path / "o" / "rechecked.md").read_text()
+
+
+def test_every_kept_proof_names_its_machine_and_loop():
+    for p in sorted(PROOFS.iterdir()):
+        if p.is_dir():
+            m = load_machine(p / "machine.json")
+            cert = read_certificate(p / "certificate.json.gz")
+            loop = json.loads((p / "loop.json").read_text())
+            assert cert["task"] == m.task == loop["task"] and p.name.startswith(m.task + "-s")
+            assert loop["rounds"][-1]["verdict"] == "proved"

@@ -322,6 +322,16 @@ def cmd_automata(args) -> int:
 
 def cmd_certified(args) -> int:
     check_writable_folder(args.out, "--out")
+    if args.keep:
+        if args.proofs is None:
+            raise UsageError("--keep needs --proofs DIR, the folder that keeps the proofs")
+        for folder in args.keep:
+            if not os.path.isfile(os.path.join(folder, "loop.json")):
+                raise UsageError(f"--keep {folder}: no loop.json there (made by tinyalgo verify-loop --out {folder})")
+            certified.read_loop(folder)
+        for folder in args.keep:
+            kept = certified.keep_proof(folder, args.proofs)
+            print(f"{folder}: " + (f"kept in {kept}" if kept else "not proved, not kept"))
     if args.proofs is not None:
         if args.runs or args.loops:
             raise UsageError("--proofs re-checks the kept proofs; give it without --runs and --loops")
@@ -452,6 +462,10 @@ def register_analyses(names) -> None:
                    help="instead of the table: verify again every kept proof under DIR (one folder each, with"
                         " machine.json and certificate.json.gz) and check its certificate; exit 1 unless all hold"
                         " (default: the table)")
+    p.add_argument("--keep", nargs="+", default=None, metavar="DIR",
+                   help="first keep the proved machines of these verify-loop folders in --proofs DIR (their"
+                        " tables, the certificate, the report and loop.json, in DIR/<task>-s<seed>)"
+                        " (default: none)")
     p.add_argument("--out", type=output_path, required=True, metavar="DIR",
                    help="where certified.csv and certified.md go (required)")
     p.set_defaults(func=cmd_certified)

@@ -22,6 +22,9 @@ import glob
 import json
 import os
 import time
+from dataclasses import replace
+
+import numpy as np
 
 from tinyalgo.experiments.table1_report import read_results_csv
 from tinyalgo.runs.fileio import atomic_write_bytes
@@ -174,6 +177,34 @@ def write(run_csvs, loop_folders, out: str) -> list:
 # ------------------------------------------------------------ the proofs kept in the repository
 RECHECK_COLUMNS = ("proof", "task", "states", "verdict", "verify_seconds", "certificate", "configurations",
                    "check_seconds")
+
+
+def keep_proof(loop_folder: str, root: str) -> str | None:
+    """Keep a proved verify-loop's machine in ``root``/<task>-s<seed>: the machine's tables (machine.json,
+    without the recording's rows and cluster centres, which only the network's fallback uses), the
+    verifier's certificate (certificate.json.gz), its report (verify.json) and the loop's loop.json.  Returns
+    the folder, or None where the loop did not end in a proof."""
+    from tinyalgo.automata.machine import load_machine
+    from tinyalgo.automata.verify import verify
+    from tinyalgo.cli.verify import write_certificate
+    loop = read_loop(loop_folder)
+    if loop["rounds"][-1]["verdict"] != "proved":
+        return None
+    seed = int(os.path.basename(os.path.dirname(loop["checkpoint"])).rsplit("-s", 1)[1])
+    folder = os.path.join(root, f"{loop['task']}-s{seed}")
+    machine = load_machine(os.path.join(loop_folder, "machine.json"))
+    bare = replace(machine, raw=np.zeros((0, 6), dtype=np.int64), centroids=np.zeros((1, 0)),
+                   info=dict(machine.info, kept="the tables only: the recording's rows and the cluster centres are"
+                                            " in the loop's machine.json"))
+    report = verify(bare, certify=True)
+    if report["verdict"] != "proved":
+        raise ValueError(f"{loop_folder}: its machine is {report['verdict']} by this verifier; not kept")
+    os.makedirs(folder, exist_ok=True)
+    bare.save(os.path.join(folder, "machine.json"))
+    write_certificate(os.path.join(folder, "certificate.json.gz"), report.pop("certificate"))
+    atomic_write_bytes(os.path.join(folder, "verify.json"), (json.dumps(report, indent=1) + "\n").encode())
+    atomic_write_bytes(os.path.join(folder, "loop.json"), (json.dumps(loop, indent=1) + "\n").encode())
+    return folder
 
 
 def proof_folders(root: str) -> list:
