@@ -112,7 +112,8 @@ class Steps:
         a, q = int(m.action[state, x]), int(m.next[state, x])
         if a < 0:
             return 0, None, state
-        return a % m.n_moves, (int(m.symbol[state, x]) if a >= m.n_moves else None), (state if q < 0 else q)
+        written = max(int(m.symbol[state, x]), 0) if a >= m.n_moves else None     # an unknown symbol: 0
+        return a % m.n_moves, written, (state if q < 0 else q)
 
     def after(self, cfg):
         """Every outcome of one step from ``cfg``: a Config, "done", or ("fail", why)."""
