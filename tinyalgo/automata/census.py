@@ -1,7 +1,7 @@
 """A census of one length: every instance of the length of a counterexample
 (or a large random sample where there are too many), run on the machine in
-the real environment, and those it fails that the network solves (issue 27,
-item 2; paper section 6.4, "discretization of state").
+the real environment, and those it fails that the network solves (paper
+section 6.4, "discretization of state").
 
 The verifier reports one shortest counterexample; the machine usually fails
 a family of instances of that length that the recording missed (for

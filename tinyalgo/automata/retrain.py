@@ -1,5 +1,5 @@
-"""Training a controller on the counterexamples it fails (issue 27, item 2;
-paper section 6): the counterexample-guided loop's second branch.
+"""Training a controller on the counterexamples it fails (paper
+section 6): the counterexample-guided loop's second branch.
 
 When the verifier's counterexample is an instance the network itself gets
 wrong, a better extraction cannot help: the network has to learn it.

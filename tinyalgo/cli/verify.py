@@ -36,7 +36,7 @@ import os
 
 from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT, RECORDED as CENSUS_RECORDED
 from tinyalgo.automata.export import save_aalpy, save_dot
-from tinyalgo.automata.loop import CHOOSE, DEPARTURE_SPAN, KEEP_FRAME, SHORT, SHORT_TRAINED, refine, short_too_long
+from tinyalgo.automata.loop import CHOOSE, KEEP_FRAME, SHORT, SHORT_TRAINED, refine, short_too_long
 from tinyalgo.automata.check import CertificateError, check_certificate, read_certificate
 from tinyalgo.automata.machine import load_machine
 from tinyalgo.automata.retrain import retrain
@@ -150,7 +150,7 @@ def cmd_verify_loop(args) -> int:
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     out = refine(controller, task, base, args.complexities, args.instances, args.seed, not args.no_corners,
                  args.rounds, complete=args.complete, train=train, repairs=args.repairs, census_limit=args.census,
-                 census_recorded=args.census_recorded, census_around=args.census_around, span=args.departure_span,
+                 census_recorded=args.census_recorded, census_around=args.census_around,
                  keep_frame=args.keep_frame, choose=args.choose, short=args.train_short, log=print)
     os.makedirs(args.out, exist_ok=True)
     out["machine"].save(os.path.join(args.out, "machine.json"))
@@ -228,10 +228,6 @@ def register(sub) -> None:
                       help="where the counterexample's length has more instances than --census runs, also run every"
                            " instance that differs from it in one column of digits (addition, 3-number addition)"
                            " (default: only the random ones)")
-    loop.add_argument("--departure-span", type=int_at_least(0), default=DEPARTURE_SPAN, metavar="N",
-                      help="after a counterexample, add to the later rounds' behaviour tests the network's recorded"
-                           " paths of up to N steps into each step where the machine leaves it (the counterexample"
-                           f" and the census' failures); 0: none (default {DEPARTURE_SPAN})")
     loop.add_argument("--keep-frame", action=argparse.BooleanOptionalAction, default=KEEP_FRAME,
                       help="later rounds keep the first extraction's k-means centres (new rows join the nearest)"
                            " and each context's behaviour tests (new contexts draw their own), so that the recorded"

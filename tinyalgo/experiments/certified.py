@@ -45,7 +45,8 @@ PART_SCHEMAS = {"extraction": {"repairs": Field("int", minimum=0, required=False
                 "census": {"recorded": _COUNT, "machine_fails": _COUNT, "network_solves": _COUNT}}
 LOOP_SCHEMA = {"checkpoint": Field("str"),
                "task": Field("str", choices=("copy", "reverse", "walk", "addition", "addition3", "multiplication")),
-               "rounds": Field("list", items=Field("dict")), "base": Field("int", minimum=2, maximum=10, required=False)}
+               "rounds": Field("list", items=Field("dict")),
+               "base": Field("int", minimum=2, maximum=10, required=False)}
 
 COLUMNS = ("task", "seed", "solved_100", "solved_1000", "train_minutes", "states", "verdict", "counterexample_length",
            "rounds", "trained_updates", "repaired_transitions", "census_recorded", "census_network_fails",
