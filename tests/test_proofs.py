@@ -463,3 +463,15 @@ def test_a_machine_completed_by_the_network_is_verified_although_it_answers_ever
     done = complete_with_network(reverse_machine(10), reverse_controller())
     assert (done.action[:, Vocabulary(10).L] >= 0).all()      # answers an arrow, which no reverse board shows
     assert verify(done)["verdict"] == "proved"
+
+
+def test_verify_loop_writes_the_certificate_of_its_proof(tmp_path, capsys):
+    from test_automata import reverse_controller
+    from tinyalgo.runs.checkpoint import save_checkpoint
+    ckpt = tmp_path / "checkpoint.npz"
+    save_checkpoint(ckpt, reverse_controller(), dict(config=dict(task="reverse", base=10)))
+    out = tmp_path / "loop"
+    assert main(["verify-loop", str(ckpt), "--out", str(out), "--complexities", "2", "--instances", "2",
+                 "--rounds", "1"]) == 0
+    assert "wrote" in capsys.readouterr().out and (out / "certificate.json.gz").is_file()
+    assert main(["check-proof", str(out / "machine.json"), str(out / "certificate.json.gz")]) == 0

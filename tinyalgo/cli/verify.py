@@ -24,8 +24,10 @@ where the network fails it too, train the network on the counterexamples
 with the run's Q-learning: tinyalgo/automata/retrain.py), extract again,
 until a proof; one line a round (states, counterexample length, proof or
 not); writes DIR/machine.json (the last machine), DIR/loop.json (the rounds,
-the counterexamples, the last verification) and, when it trained the
-network, DIR/checkpoint.npz (the trained network, whose machine is the last).
+the counterexamples, the last verification), where the last machine is
+proved DIR/certificate.json.gz (its certificate, for check-proof) and, when it
+trained the network, DIR/checkpoint.npz (the trained network, whose machine
+is the last).
 """
 from __future__ import annotations
 
@@ -125,7 +127,7 @@ def cmd_verify_loop(args) -> int:
     check_writable_folder(args.out, "--out")
     if os.path.isdir(args.out) and os.listdir(args.out):
         raise UsageError(f"--out {args.out} is not empty ({len(os.listdir(args.out))} entries); give a new or empty"
-                         " folder (the loop writes machine.json, loop.json and checkpoint.npz there)")
+                         " folder (the loop writes machine.json, loop.json, certificate.json.gz and checkpoint.npz there)")
     controller, extra, task, base = checkpoint_run(args.checkpoint, args.task)
     if task not in SPECS:
         raise UsageError(f"{args.checkpoint}: a controller of task {task!r}, which the verifier does not know")
@@ -160,7 +162,13 @@ def cmd_verify_loop(args) -> int:
     atomic_write_json(os.path.join(args.out, "loop.json"),
                       dict(checkpoint=args.checkpoint, task=task, base=base, rounds=out["rounds"],
                            counterexamples=out["counterexamples"], report=out["report"]))
-    print(f"{out['report']['verdict']} after {len(out['rounds'])} round(s); wrote {args.out}/machine.json, loop.json")
+    written = "machine.json, loop.json"
+    if out["report"]["verdict"] == "proved":
+        cert = verify(out["machine"], certify=True).get("certificate")
+        if cert is not None:
+            write_certificate(os.path.join(args.out, "certificate.json.gz"), cert)
+            written += ", certificate.json.gz"
+    print(f"{out['report']['verdict']} after {len(out['rounds'])} round(s); wrote {args.out}/{written}")
     return 0
 
 
