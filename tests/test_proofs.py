@@ -160,9 +160,10 @@ def counting_copy_machine(base, wrong_at):
 
 
 def test_a_machine_wrong_only_at_long_lengths_gets_its_counterexample():
-    m = counting_copy_machine(3, wrong_at=60)            # beyond the lengths N0..N0 + 47 tried first
+    m = counting_copy_machine(3, wrong_at=100)           # beyond the lengths N0..N0 + 47 tried first
     r = verify(m, max_window=1)
-    assert r["verdict"] == "counterexample" and r["length"] == 60 and r["shortest"], r
+    assert r["verdict"] == "counterexample" and r["length"] == 100 and r["seconds"] < 60, r
+    assert not r["shortest"] and "not every shorter length was proved" in r["note"]
 
 
 def test_not_proved_names_the_failing_abstract_path_it_could_not_reproduce(monkeypatch):

@@ -40,7 +40,8 @@ from tinyalgo.automata.witness import confirm, describe, length_of, lengths_of, 
 
 CERTIFICATE_FORMAT = "tinyalgo-certificate"
 CERTIFICATE_VERSION = 1
-LONGER = (64, 128, 256, 512, 1024)      # lengths also tried where a failing path leaves the length free
+# lengths also tried where a failing path leaves the length free (then every length between, for a shorter one)
+LONGER = (64, 128, 256, 512, 1024)
 
 
 def _search(machine, task_name, length, K, keep_all, psi_cap, max_configs, N0, deadline=None):
@@ -97,7 +98,7 @@ def verify(machine, window: int | None = None, max_window: int = 3, psi_cap: int
         if best is None:
             todo = [n for n in range(smallest, N0) if n not in proved] + [None]
         else:                                   # a counterexample is known: look for a shorter one only
-            todo = [n for n in range(smallest, length_of(task_name, best[0])) if n not in proved]
+            todo = [n for n in range(smallest, min(length_of(task_name, best[0]), N0 + 48)) if n not in proved]
             if not todo:
                 break
         undecided, configs = [], 0
@@ -122,6 +123,9 @@ def verify(machine, window: int | None = None, max_window: int = 3, psi_cap: int
             kind, path = s.failures[0]
             lengths = [n] if n is not None else list(range(N0, N0 + 48)) + list(LONGER)
             counter = _concretise(machine, s.failures, lengths, rng, N0)
+            if counter is not None and n is None and length_of(task_name, counter[0]) > N0 + 47:
+                between = list(range(N0 + 48, length_of(task_name, counter[0])))
+                counter = _concretise(machine, s.failures, between, rng, N0) or counter
             if counter is None and n is not None:
                 counter = _sample(machine, [n], rng)
             if counter is not None:
