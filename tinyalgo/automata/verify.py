@@ -28,6 +28,7 @@ unknown (state, symbol) pair moves left without writing and keeps the state.
 """
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import time
@@ -37,6 +38,7 @@ import numpy as np
 from tinyalgo.automata.product import Search
 from tinyalgo.automata.rules import LENGTH_MEANS, SMALLEST, SPECS, WINDOW, check_machine, make, ranges
 from tinyalgo.automata.witness import confirm, describe, length_of, lengths_of, random_instances, realise, replay
+from tinyalgo.runs.fileio import atomic_write_bytes
 
 CERTIFICATE_FORMAT = "tinyalgo-certificate"
 CERTIFICATE_VERSION = 1
@@ -192,6 +194,12 @@ def certificate(machine, proved, smallest, N0, psi_cap) -> dict:
     return dict(format=CERTIFICATE_FORMAT, version=CERTIFICATE_VERSION, machine_sha256=machine_digest(machine),
                 task=machine.task, base=machine.base, psi_cap=psi_cap, smallest=smallest, exact_below=N0,
                 sections=sections)
+
+
+def write_certificate(path, cert: dict) -> None:
+    """The certificate as compact JSON, gzip-compressed where ``path`` ends in .gz; atomically."""
+    body = json.dumps(cert, separators=(",", ":")).encode()
+    atomic_write_bytes(path, gzip.compress(body, mtime=0) if str(path).endswith(".gz") else body)
 
 
 def _counterexample(machine, counter, proved, smallest, rng) -> dict:

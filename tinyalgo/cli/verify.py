@@ -32,8 +32,6 @@ is the last).
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 import os
 
 from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT, RECORDED as CENSUS_RECORDED
@@ -44,13 +42,13 @@ from tinyalgo.automata.machine import load_machine
 from tinyalgo.automata.retrain import retrain
 from tinyalgo.automata.rounds import CHOICES
 from tinyalgo.automata.rules import SPECS, check_machine
-from tinyalgo.automata.verify import verify
+from tinyalgo.automata.verify import verify, write_certificate
 from tinyalgo.automata.extract import default_complexities
 from tinyalgo.cli.automaton import add_extraction_arguments, check_sizes
 from tinyalgo.cli.args import (UsageError, check_writable_file, check_writable_folder, checkpoint_run, int_at_least,
                                output_path)
 from tinyalgo.runs.checkpoint import save_checkpoint
-from tinyalgo.runs.fileio import atomic_write_bytes, atomic_write_json
+from tinyalgo.runs.fileio import atomic_write_json
 from tinyalgo.runs.rundir import saved_run
 
 CENSUS_MAX = 10 ** 8      # instances a census may run: about 5 minutes a round at 3 s a million
@@ -99,12 +97,6 @@ def cmd_verify(args) -> int:
     if written:
         print(f"wrote {', '.join(written)}")
     return 0
-
-
-def write_certificate(path, cert: dict) -> None:
-    """The certificate as compact JSON, gzip-compressed where ``path`` ends in .gz; atomically."""
-    body = json.dumps(cert, separators=(",", ":")).encode()
-    atomic_write_bytes(path, gzip.compress(body, mtime=0) if str(path).endswith(".gz") else body)
 
 
 def cmd_check_proof(args) -> int:

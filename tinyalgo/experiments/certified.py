@@ -186,8 +186,7 @@ def keep_proof(loop_folder: str, root: str) -> str | None:
     verifier's certificate (certificate.json.gz), its report (verify.json) and the loop's loop.json.  Returns
     the folder, or None where the loop did not end in a proof."""
     from tinyalgo.automata.machine import load_machine
-    from tinyalgo.automata.verify import verify
-    from tinyalgo.cli.verify import write_certificate
+    from tinyalgo.automata.verify import verify, write_certificate
     loop = read_loop(loop_folder)
     if loop["rounds"][-1]["verdict"] != "proved":
         return None
