@@ -119,7 +119,8 @@ def cmd_verify_loop(args) -> int:
     check_writable_folder(args.out, "--out")
     if os.path.isdir(args.out) and os.listdir(args.out):
         raise UsageError(f"--out {args.out} is not empty ({len(os.listdir(args.out))} entries); give a new or empty"
-                         " folder (the loop writes machine.json, loop.json, certificate.json.gz and checkpoint.npz there)")
+                         " folder (the loop writes machine.json, loop.json, certificate.json.gz and checkpoint.npz"
+                         " there)")
     controller, extra, task, base = checkpoint_run(args.checkpoint, args.task)
     if task not in SPECS:
         raise UsageError(f"{args.checkpoint}: a controller of task {task!r}, which the verifier does not know")
