@@ -288,6 +288,9 @@ def test_check_proof_command_rejects_and_refuses_in_one_line(tmp_path, capsys):
     assert main(["check-proof", str(path), str(cert)]) == 2
     err = capsys.readouterr().err.strip()
     assert "not readable JSON" in err and len(err.splitlines()) == 1
+    _relabelled(m, n_moves=4).save(path)                # a machine that does not fit its task: bad input
+    assert main(["check-proof", str(path), str(cert)]) == 2
+    assert "declares 4 moves" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------ the task models against the environment

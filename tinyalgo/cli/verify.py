@@ -101,6 +101,7 @@ def cmd_verify(args) -> int:
 
 def cmd_check_proof(args) -> int:
     machine = load_machine(args.machine)
+    check_machine(machine, f"machine {args.machine}")
     cert = read_certificate(args.certificate)
     try:
         summary = check_certificate(machine, cert)
