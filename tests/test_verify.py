@@ -242,7 +242,6 @@ def test_verify_command_writes_its_report_and_exports(tmp_path, capsys):
     (["verify", "MACHINE", "--json", "DIR"], "is a folder"),
     (["verify-loop", "nowhere.npz", "--out", "DIR", "--census", "-1"], "--census"),
     (["verify-loop", "nowhere.npz", "--out", "DIR", "--census", "1000000000000"], "--census must be at most"),
-    (["verify-loop", "nowhere.npz", "--out", "DIR", "--departure-span", "-2"], "--departure-span"),
     (["verify-loop", "nowhere.npz", "--out", "DIR", "--census-recorded", "0"], "--census-recorded"),
 ])
 def test_verify_command_refuses_bad_input_in_one_line(tmp_path, capsys, argv, message):
@@ -309,7 +308,7 @@ def test_verify_loop_command_reports_each_round(tmp_path, capsys):
     assert all(r["cpu_seconds"] >= 0 for r in report["rounds"])
 
 
-def test_verify_loop_command_passes_its_departure_span_frame_and_census_options_to_the_loop(tmp_path, monkeypatch):
+def test_verify_loop_command_passes_its_frame_and_census_options_to_the_loop(tmp_path, monkeypatch):
     from test_automata import reverse_controller
     from tinyalgo.automata import loop
     from tinyalgo.cli import verify as verify_cli
@@ -317,20 +316,18 @@ def test_verify_loop_command_passes_its_departure_span_frame_and_census_options_
     model, given = tmp_path / "model.npz", []
 
     def spy(*args, **kwargs):
-        given.append((kwargs["span"], kwargs["keep_frame"], kwargs["census_recorded"], kwargs["census_around"],
-                      kwargs["choose"]))
+        given.append((kwargs["keep_frame"], kwargs["census_recorded"], kwargs["census_around"], kwargs["choose"]))
         return loop.refine(*args, **kwargs)
 
     monkeypatch.setattr(verify_cli, "refine", spy)
     save_checkpoint(model, reverse_controller(), dict(config=dict(task="reverse", base=10)))
-    for more in ([], ["--departure-span", "5"], ["--keep-frame", "--census-around"],
-                 ["--no-keep-frame", "--census-recorded", "7", "--choose", "census"]):
-        assert main(["verify-loop", str(model), "--out", str(tmp_path / "loop"), "--complexities", "2",
+    for i, more in enumerate(([], ["--keep-frame", "--census-around"],
+                              ["--no-keep-frame", "--census-recorded", "7", "--choose", "census"])):
+        assert main(["verify-loop", str(model), "--out", str(tmp_path / f"loop{i}"), "--complexities", "2",
                      "--instances", "1", "--no-corners", "--rounds", "1", *more]) == 0
     keep, cap, by = loop.KEEP_FRAME, loop.CENSUS_RECORDED, loop.CHOOSE
-    assert given == [(0, keep, cap, False, by), (5, keep, cap, False, by), (0, True, cap, True, by),
-                     (0, False, 7, False, "census")]
-    assert loop.DEPARTURE_SPAN == 0 and loop.CHOOSE == "replay"
+    assert given == [(keep, cap, False, by), (True, cap, True, by), (False, 7, False, "census")]
+    assert loop.CHOOSE == "replay"
 
 
 @pytest.fixture(scope="module")
@@ -564,7 +561,7 @@ def test_a_round_can_keep_the_refuted_machine_failing_fewest_instances_rather_th
     one, three = without_writes([3]), without_writes([3, 5, 7])
     minimal = []
 
-    def fake(controller, rec, seed=0, extra=None, frame=None, minimal_too=False):
+    def fake(controller, rec, seed=0, frame=None, minimal_too=False):
         minimal.append(minimal_too)
         return iter([(dict(k=i + 1), m, replayed, None) for i, (m, replayed) in enumerate(rec)])
 
@@ -618,9 +615,9 @@ def test_a_round_offers_its_extractions_in_order_computing_each_kind_of_tag_once
     computed = []
     real = rounds.behaviour_tags
 
-    def counting(rec, controller, depth, tests, seed=0, context="feedback", extra=None, paths=None):
+    def counting(rec, controller, depth, tests, seed=0, context="feedback", paths=None):
         computed.append((context, depth, tests))
-        return real(rec, controller, depth, tests, seed, context=context, extra=extra, paths=paths)
+        return real(rec, controller, depth, tests, seed, context=context, paths=paths)
 
     monkeypatch.setattr(rounds, "behaviour_tags", counting)
     offered = [(how["context"], how["depth"], how["k"]) for how, *_ in rounds.candidates(controller, rec)]
@@ -1024,24 +1021,7 @@ def test_the_loop_ranks_by_the_lengths_of_the_counterexamples_found_so_far(monke
     assert knowns[-1] is not None and len(knowns[-1]) >= 2 and not any(run_on(damaged, knowns[-1])[0])
 
 
-# ------------------------------------------------------------ departure tests: the counterexamples' suffixes
-def test_the_loop_gives_later_rounds_the_paths_into_where_its_machine_left_the_network(monkeypatch):
-    from test_automata import reverse_controller
-    from tinyalgo.automata import loop
-    controller = reverse_controller()
-    given = last_arguments(monkeypatch, loop, "select")
-    monkeypatch.setattr(loop, "state_size", lambda c: 1)      # as for a recurrent core: departure tests are made
-    out = loop.refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False,
-                      machine=damaged_reverse_machine(), rounds=2, census_limit=1000, span=12)
-    keys, inputs, moves = given[0]
-    last = (inputs >= 0).sum(axis=1) - 1
-    assert (inputs[np.arange(len(inputs)), last] == 3).all()    # every path ends at the missing write of a 3
-    assert out["rounds"][0]["departure_tests"] == dict(new=len(keys), total=len(keys)) and len(keys) >= 2
-    none = loop.refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False,
-                       machine=damaged_reverse_machine(), rounds=2, census_limit=1000)
-    assert given[-1] is None and "departure_tests" not in none["rounds"][0]
-
-
+# ------------------------------------------------------------ where a machine leaves the network
 def test_departures_are_the_first_rows_where_the_machine_answers_otherwise():
     from test_automata import reverse_controller
     from tinyalgo.automata.extract import departures, replay
@@ -1060,56 +1040,3 @@ def test_departures_are_the_first_rows_where_the_machine_answers_otherwise():
         threes = [r for r, x in zip(path[turn + 1:], reads[turn + 1:]) if x == 3]
         assert leaves[episode] == (threes[0] if threes else -1)
     assert replay(damaged, rec) == (leaves < 0).mean() < 1
-
-
-def test_departure_tests_are_the_recorded_paths_that_end_where_the_machine_leaves_the_network():
-    from test_automata import reverse_controller
-    from tinyalgo.automata.behaviour import previous_symbols
-    from tinyalgo.automata.departure import departure_tests
-    from tinyalgo.automata.extract import departures
-    from tinyalgo.automata.rounds import recording_with
-    rec = recording_with(reverse_controller(), "reverse", 10, [2, 6], 20, 0, False, [])
-    m, span = damaged_reverse_machine(), 4
-    keys, inputs, moves = departure_tests(m, rec, span)
-    before, previous = {int(b): a for a, b in enumerate(rec.next_row) if b >= 0}, previous_symbols(rec)
-    wanted = set()
-    for d in departures(m, rec)[departures(m, rec) >= 0]:
-        path = [int(d)]
-        while len(path) < span and path[0] in before:
-            path.insert(0, before[path[0]])
-        for j in range(len(path)):
-            p = path[j:]
-            pad = [-1] * (span - len(p))
-            wanted.add((*rec.obs[p[0], 1:5], previous[p[0]], *rec.obs[p, 0], *pad, *(rec.action[p] % 2), *pad))
-    got = {tuple(int(v) for v in row) for row in np.concatenate([keys, inputs, moves], axis=1)}
-    assert got == {tuple(int(v) for v in row) for row in wanted} and len(got) > 10
-    last = (inputs >= 0).sum(axis=1) - 1
-    assert (inputs[np.arange(len(inputs)), last] == 3).all() and (inputs[:, 0] >= 0).all()
-    assert departure_tests(reverse_machine(10), rec, span)[0].shape == (0, 5)
-
-
-def test_the_extra_behaviour_tests_refine_the_tags():
-    from tinyalgo.automata.behaviour import behaviour_tags, contexts
-    from tinyalgo.automata.record import record
-    from tinyalgo.controller import make_controller
-    from tinyalgo.environment import Environment
-    from tinyalgo.runs.config import QConfig
-    net = make_controller(Environment("addition", batch_size=1), QConfig(task="addition", units=8), seed=1)
-    net.params["q.b"][:4] += 5.0                    # it moves without writing: long episodes, many states
-    rec = record(net, "addition", [2, 6, 12], instances=16, seed=0)
-    keys, group = contexts(rec, "previous")
-    rows = np.arange(len(rec))                      # a two-step path from each row: its recorded step, then a 7
-    extra = (keys[group], np.stack([rec.obs[rows, 0], np.full(len(rec), 7)], axis=1),
-             np.stack([rec.action[rows] % rec.n_moves, np.full(len(rec), -1)], axis=1))
-    plain = behaviour_tags(rec, net, depth=1, tests=1)
-    finer = behaviour_tags(rec, net, depth=1, tests=1, extra=extra)
-    pairs = np.unique(np.stack([finer, plain], axis=1), axis=0)
-    assert len(np.unique(pairs[:, 0])) == len(pairs)                 # each finer tag lies in one plain tag
-    assert len(np.unique(finer)) > len(np.unique(plain))             # and the paths tell some states apart
-    assert (behaviour_tags(rec, net, depth=1, tests=1, extra=tuple(e[:0] for e in extra)) == plain).all()
-    # with paths of several steps in every context too (the six-step tags of the loop's first variant)
-    plain = behaviour_tags(rec, net, depth=3, tests=2, context="previous")
-    finer = behaviour_tags(rec, net, depth=3, tests=2, context="previous", extra=extra)
-    pairs = np.unique(np.stack([finer, plain], axis=1), axis=0)
-    assert len(np.unique(pairs[:, 0])) == len(pairs) and len(np.unique(finer)) > len(np.unique(plain))
-    assert len(keys) > 1                            # contexts after the first read their own paths, not the extra ones

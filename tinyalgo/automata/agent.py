@@ -46,7 +46,7 @@ class MachineAgent:
         if self.pending.any():                          # a transition we did not know the end of: ask now
             lanes = np.nonzero(self.pending)[0]
             prev, x = np.divmod(s[lanes], self.V)
-            self._resolve(prev, x, None)
+            self.resolve(prev, x, None)
             s[lanes] = self.next[prev, x]
             self.pending[lanes] = False
         x = obs[:, 0]
@@ -54,7 +54,7 @@ class MachineAgent:
         actions = self.action.reshape(-1).take(flat)
         if (actions < 0).any():                         # never seen: ask the network once
             lanes = np.nonzero(actions < 0)[0]
-            self._resolve(s[lanes], x[lanes], obs[lanes])
+            self.resolve(s[lanes], x[lanes], obs[lanes])
             actions = self.action.reshape(-1).take(flat)
         symbols = np.maximum(self.symbol.reshape(-1).take(flat), 0)
         new = self.next.reshape(-1).take(flat)
@@ -66,7 +66,7 @@ class MachineAgent:
         return actions, symbols
 
     # ------------------------------------------------------------ fallback
-    def _resolve(self, states, inputs, obs):
+    def resolve(self, states, inputs, obs):
         """Fill the unknown entries of the (state, input) pairs given (arrays
         (n,)); ``obs`` (n, F) the observations, or None to rebuild them from
         the states' feedback fields."""

@@ -135,7 +135,7 @@ def context_tests(rec, depth: int, tests: int, seed: int = 0, context: str = "fe
 
 
 def behaviour_tags(rec, controller, depth: int = 1, tests: int = 16, seed: int = 0, chunk: int = 8192,
-                   context: str = "feedback", extra=None, extra_count: int = 32, paths=None) -> np.ndarray:
+                   context: str = "feedback", paths=None) -> np.ndarray:
     """Each recorded state's behaviour, as an id (T,) (equal ids: equal
     behaviour).  Two states that answer some input sequence differently are
     different states of any machine the network is.
@@ -148,16 +148,12 @@ def behaviour_tags(rec, controller, depth: int = 1, tests: int = 16, seed: int =
     from the recurrent state with the feedback fields that the network's own
     outputs produce: states that answer alike now but hold different
     memories (a carry, a digit read) are told apart by what they write
-    later.  With ``extra`` (``departure_tests``' keys, inputs, moves), each
-    context is also tested on up to ``extra_count`` of those paths that
-    start in it (same feedback fields; with ``context="previous"`` the same
-    previous symbol too).  ``paths``: the sequences of ``context_tests``
+    later.  ``paths``: the sequences of ``context_tests``
     (drawn here if None).  Rows of different contexts never share a tag."""
     if depth < 1 or tests < 1:
         raise ValueError(f"behaviour tags need depth >= 1 and tests >= 1; got depth {depth}, tests {tests}")
     T, model = len(rec), controller.rollout()
     none = Vocabulary(rec.base).NONE
-    extra_rng = np.random.default_rng([seed, 1])
     keys, group = contexts(rec, context)
     paths = context_tests(rec, depth, tests, seed, context) if paths is None else paths
     tags = np.zeros(T, dtype=np.int64)
@@ -173,16 +169,6 @@ def behaviour_tags(rec, controller, depth: int = 1, tests: int = 16, seed: int =
             if len(inputs):
                 longer = run_tests(model, h, feedback, inputs, rec.n_moves, none, moves, chunk)
                 answers = np.concatenate([answers, longer], axis=1)
-        if extra is not None:
-            width = 5 if context == "previous" else 4
-            mine = np.nonzero((extra[0][:, :width] == keys[g][:width]).all(axis=1))[0]
-            own = np.unique(np.concatenate([extra[1][mine], extra[2][mine]], axis=1), axis=0)
-            if len(own) > extra_count:
-                own = own[np.sort(extra_rng.choice(len(own), extra_count, replace=False))]
-            if len(own):
-                span = extra[1].shape[1]
-                answers = np.concatenate([answers, run_tests(model, h, feedback, own[:, :span], rec.n_moves, none,
-                                                             own[:, span:], chunk)], axis=1)
         ids = np.unique(answers, axis=0, return_inverse=True)[1].reshape(-1)
         tags[rows] = offset + ids[back]
         offset += int(ids.max()) + 1

@@ -31,18 +31,6 @@ the length has too many instances to run them all, ``census_around`` also
 runs the counterexample's neighbours (one column of digits changed), which
 a random sample of a large length misses.
 
-Where the machine leaves the network on such an instance, its state held
-the network's recurrent state together with others that answer the steps
-just run otherwise: a k-means cluster and a behaviour tag that mixed two
-memories, which six steps of random recorded paths never told apart.  With
-``span`` > 0, after a round that ends with a counterexample the network is
-run on it and on the census' failures it solves, and the recorded paths of
-up to ``span`` steps that end where the machine leaves it
-(``departure.departure_tests``) join the behaviour tests of every later
-round: recurrent states that answer such a path differently get different
-tags, as L* splits states on a counterexample's suffixes (Rivest and
-Schapire's refinement of Angluin's algorithm).
-
 Each round records a larger recording than the last, and by default clusters
 it and draws its behaviour tests afresh, so a family of instances taught in
 one round can be kept while another one breaks.  With ``keep_frame``, the
@@ -68,15 +56,12 @@ import time
 import numpy as np
 
 from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT, RECORDED as CENSUS_RECORDED, batches, census, exhaustive
-from tinyalgo.automata.departure import departure_tests, union
 from tinyalgo.automata.extract import default_complexities
-from tinyalgo.automata.record import record, state_size
 from tinyalgo.automata.rounds import recording_with, select
 from tinyalgo.automata.verify import verify
 from tinyalgo.automata.witness import describe, every_instance, length_of, make, rebuild, solves
 from tinyalgo.tasks.instances import concatenate
 
-DEPARTURE_SPAN = 0        # departure tests start up to this many steps before the machine leaves the network; 0: none
 SHORT = 0                 # first train the network on its failures at lengths 1..SHORT, run whole; 0: not
 SHORT_TRAINED = 200       # on at most this many of them (a random subset)
 KEEP_FRAME = False        # later rounds keep the first extraction's k-means centres and behaviour tests
@@ -85,7 +70,7 @@ CHOOSE = "replay"         # a round keeps the refuted candidate replaying the mo
 
 def refine(controller, task, base=10, complexities=None, instances=50, seed=0, corners=True, rounds=8,
            machine=None, verify_options=None, complete=False, train=None, repairs=0, census_limit=0,
-           census_recorded=CENSUS_RECORDED, census_around=False, span=DEPARTURE_SPAN, keep_frame=KEEP_FRAME,
+           census_recorded=CENSUS_RECORDED, census_around=False, keep_frame=KEEP_FRAME,
            choose=CHOOSE, short=SHORT, log=None, clock=time.process_time) -> dict:
     """Run the loop (see the module doc) for at most ``rounds`` rounds, from
     ``machine`` if given, else from an extraction.  ``train(controller,
@@ -98,8 +83,7 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     (at most ``census_recorded``, a random subset; with ``census_around``, a
     length too long to run whole also runs the counterexample's
     ``census.neighbours``);
-    with ``span`` > 0 the later rounds' behaviour tests include the departure
-    tests of the earlier rounds' counterexamples; with ``keep_frame`` the
+    with ``keep_frame`` the
     later rounds keep the first extraction's clusters and tests (see the
     module doc); ``choose`` "census" ranks a round's refuted candidates by
     the instances they fail of the counterexamples' lengths (``rounds.select``); with ``short`` > 0 the
@@ -111,7 +95,7 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
     verifier describes them: ``witness.rebuild`` makes each an instance
     again), trained (whether the controller was changed))."""
     complexities = default_complexities(task) if complexities is None else list(complexities)
-    found, rows, trained, failing, extra = [], [], False, [], None
+    found, rows, trained, failing = [], [], False, []
     frame = {} if keep_frame else None
     cpu0 = clock()
     short_row = {}                              # round 0's short_training
@@ -137,7 +121,7 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
                                  found * instances + [w for w in whole if w is not None] + failing)
             limit = census_limit or CENSUS_LIMIT
             machine, report, how, tried = select(controller, rec, seed, complete, verify_options, repairs, log,
-                                                 extra, frame=frame, choose=choose,
+                                                 frame=frame, choose=choose,
                                                  lengths=[length_of(task, i) for i in found], limit=limit,
                                                  known=_long(task, base, found + failing, limit)
                                                  if choose == "census" else None)
@@ -161,18 +145,10 @@ def refine(controller, task, base=10, complexities=None, instances=50, seed=0, c
                     failing.append(batch)
                     taught.append(batch)
                 row["census"] = c
-            if span and taught and state_size(controller):
-                net = record(controller, task, [], 0, base, canned=concatenate(taught, make(task, base).vocab.NONE))
-                new = departure_tests(machine, net, span)
-                extra = new if extra is None else union(extra, new)
-                row["departure_tests"] = dict(new=int(len(new[0])), total=int(len(extra[0])))
         if log:
             log(_line(row))
             if "census" in row:
                 log(_census(row["census"]))
-            if "departure_tests" in row:
-                log(f"  departure tests: {row['departure_tests']['new']:,} recorded paths into the steps where the"
-                    f" machine leaves the network, {row['departure_tests']['total']:,} so far")
         if report["verdict"] != "counterexample":
             break
         found.append(inst)

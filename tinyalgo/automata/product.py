@@ -29,6 +29,7 @@ instances (tinyalgo/automata/witness.py).
 """
 from __future__ import annotations
 
+import time
 from collections import deque
 from itertools import product as cartesian
 from typing import NamedTuple
@@ -125,11 +126,15 @@ class Search:
     window K: cells kept within K of the head; R: pointer range (>= K);
     keep_all: keep every cell read in the window, not only relevant ones;
     psi_cap: idle steps beyond the distance walked that end the exploration
-    of a path as a possible timeout; max_configs: give up above that many."""
+    of a path as a possible timeout; max_configs: give up above that many;
+    deadline: give up at this ``time.monotonic()`` (None: no limit).
+    ``stopped`` says which budget ended an incomplete search."""
 
-    def __init__(self, machine, spec: Spec, K=1, R=None, keep_all=False, psi_cap=12, max_configs=400_000):
+    def __init__(self, machine, spec: Spec, K=1, R=None, keep_all=False, psi_cap=12, max_configs=400_000,
+                 deadline=None):
         self.machine, self.spec = machine, spec
         self.K, self.keep_all, self.psi_cap, self.max_configs = K, keep_all, psi_cap, max_configs
+        self.deadline, self.stopped = deadline, None
         self.R = (FAR // 2) if not spec.symbolic else (R if R is not None else K + 2)
         self.act, self.sym, self.nxt = effective_tables(machine)
         self.moves = MOVES[machine.n_moves]
@@ -259,10 +264,14 @@ class Search:
         while queue:
             cfg = queue.popleft()
             self.explored += 1
+            if self.deadline is not None and self.explored % 1024 == 1 and time.monotonic() > self.deadline:
+                self.stopped = "time"
+                return self
             for ev, out in self.successors(cfg):
                 if isinstance(out, Config):
                     if out not in self.parent:
                         if len(self.parent) >= self.max_configs:
+                            self.stopped = "configurations"
                             return self
                         self.parent[out] = (cfg, ev)
                         queue.append(out)

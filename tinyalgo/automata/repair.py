@@ -1,5 +1,5 @@
-"""Repairing an extracted machine where it leaves the network (paper
-section 6.4, "discretization of state").
+"""Repairing an extracted machine where it leaves the network
+(paper section 6.4, "discretization of state").
 
 The clusters of ``extract.machines`` put recurrent states that hold
 different memories into one machine state now and then, and the majority

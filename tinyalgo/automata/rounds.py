@@ -32,6 +32,8 @@ default's.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
@@ -67,12 +69,10 @@ def recording_with(controller, task, base, complexities, instances, seed, corner
     return record(controller, task, complexities, instances, base, seed, canned)
 
 
-def candidates(controller, rec, seed: int = 0, extra=None, frame=None, minimal_too: bool = False):
+def candidates(controller, rec, seed: int = 0, frame=None, minimal_too: bool = False):
     """The machines a round verifies, in order: yields (how it was extracted,
     reduced machine, the fraction of recorded episodes it replays, the
-    machine state of each recorded row).  ``extra``: the departure tests of
-    the earlier rounds (``departure.departure_tests``), added to every
-    variant's behaviour tests.  ``frame``: a dict of the k-means centres of
+    machine state of each recorded row).  ``frame``: a dict of the k-means centres of
     each k and the behaviour tests of each variant's contexts
     (``behaviour.context_tests``) to use, which this fills with those it
     draws (``loop.refine``'s ``keep_frame``).  With ``minimal_too``, each
@@ -92,7 +92,7 @@ def candidates(controller, rec, seed: int = 0, extra=None, frame=None, minimal_t
             frame[key] = context_tests(rec, variant["depth"], variant["tests"], seed, variant["context"],
                                        kept=frame.get(key))
             tags[key] = behaviour_tags(rec, controller, variant["depth"], variant["tests"], seed,
-                                       context=variant["context"], extra=extra, paths=frame[key])
+                                       context=variant["context"], paths=frame[key])
         for k in ks:
             if k not in clusters:
                 clusters[k] = nearest_clusters(rec.state, frame[k]) if k in frame else kmeans(rec.state, k, seed=seed)
@@ -104,76 +104,88 @@ def candidates(controller, rec, seed: int = 0, extra=None, frame=None, minimal_t
                 yield dict(variant, k=k, machine="minimal"), done, replay(done, rec), minimal_rows
 
 
+@dataclass
+class Candidate:
+    """A machine a round verified: how it was extracted (``how``, with its
+    replay), the machine, its verification, the fraction of the recorded
+    episodes it replays, the machine state of each recorded row, and, when
+    the round chooses by census, the instances it fails."""
+
+    how: dict
+    machine: object
+    report: dict
+    replay: float
+    rows: np.ndarray
+    census_failures: int | None = None
+
+    def rank(self) -> tuple:
+        """The choice rule, larger first: proved; then refuted by a
+        counterexample (an undecided machine gives the next round nothing to
+        record); then the fewest instances failed (by census only); then the
+        most recorded episodes replayed; then the fewest states."""
+        return (self.report["verdict"] == "proved", self.report["verdict"] == "counterexample",
+                -(self.census_failures or 0), self.replay, -self.machine.n_states)
+
+
 def select(controller, rec, seed: int = 0, complete: bool = False, verify_options=None, repairs: int = 0,
-           log=None, extra=None, frame=None, choose: str = "replay", lengths=(), limit: int = LIMIT,
+           log=None, frame=None, choose: str = "replay", lengths=(), limit: int = LIMIT,
            known=None) -> tuple:
     """Verify the ``candidates`` of ``rec`` in order; (machine, its
     verification, how it was extracted, candidates verified) of the first
-    proved, else of the one replaying the most recorded episodes (then the
-    fewest states) among those refuted by a counterexample, which the next
-    round can use (among all if none is).  With ``repairs`` > 0 and no
-    candidate proved, the candidates whose counterexample the network solves
-    are repaired where they leave the network (tinyalgo/automata/repair.py,
-    at most ``repairs`` changes each), best first, until one is proved; the
-    round keeps the first proved, else the best unrepaired one (as without
-    repairs), with the repairs tried listed in ``repaired_unproved``.
-    ``frame``: as for ``candidates``.  With ``choose`` "census", the
-    candidates include the fine k's minimal machines completed by the
-    network (``candidates``' ``minimal_too``: a census ranks a machine the
-    network completed as it ranks any other), and the refuted candidates
-    are ranked by the instances they fail first
-    (``census.machine_failures`` of every length in ``lengths`` and of every
-    candidate's counterexample, ``limit`` instances a length at most, the
-    same for each candidate, and those of ``known``, the failing instances
-    of earlier rounds at lengths too long to run whole), then as above."""
+    proved, else of the best by ``Candidate.rank``.  With ``repairs`` > 0
+    and no candidate proved, the candidates whose counterexample the network
+    solves are repaired where they leave the network
+    (tinyalgo/automata/repair.py, at most ``repairs`` changes each), best
+    first, until one is proved; the round keeps the first proved, else the
+    best unrepaired one (as without repairs), with the repairs tried listed
+    in ``repaired_unproved``.  ``frame``: as for ``candidates``.  With
+    ``choose`` "census", the candidates include the fine k's minimal
+    machines completed by the network (``candidates``' ``minimal_too``: a
+    census ranks a machine the network completed as it ranks any other), and
+    each refuted candidate counts the instances it fails (``count_failures``)."""
     kept, tried = [], 0
-    for how, machine, replayed, rows in candidates(controller, rec, seed, extra, frame, choose == "census"):
+    for how, machine, replayed, rows in candidates(controller, rec, seed, frame, choose == "census"):
         if complete:
             machine = complete_with_network(machine, controller)
         report = verify(machine, **(verify_options or {}))
         tried += 1
-        kept.append(((report["verdict"] == "proved", report["verdict"] == "counterexample", replayed,
-                      -machine.n_states), machine, report,
-                     dict(how, replay=round(replayed, 4)), rows))
+        kept.append(Candidate(dict(how, replay=round(replayed, 4)), machine, report, replayed, rows))
         if report["verdict"] == "proved":
             break
-    if choose == "census" and report["verdict"] != "proved":
-        kept = _by_census(kept, lengths, limit, seed, known)
-    kept.sort(key=lambda c: c[0], reverse=True)
-    best = kept[0][1:4]
-    if not repairs or best[1]["verdict"] == "proved":
-        return best + (tried,)
+    if choose == "census" and kept[-1].report["verdict"] != "proved":
+        count_failures(kept, lengths, limit, seed, known)
+    kept.sort(key=Candidate.rank, reverse=True)
+    best = kept[0]
+    if not repairs or best.report["verdict"] == "proved":
+        return best.machine, best.report, best.how, tried
     attempts = []
-    for _, machine, report, how, rows in kept:
-        if report["verdict"] != "counterexample":
+    for c in kept:
+        if c.report["verdict"] != "counterexample":
             continue
-        machine, report, done = repair(machine, rec, rows, controller, repairs, verify_options=verify_options, log=log)
+        machine, report, done = repair(c.machine, rec, c.rows, controller, repairs, verify_options=verify_options,
+                                       log=log)
         if report["verdict"] == "proved":
-            return machine, report, dict(how, repairs=len(done["changes"]), replay_repaired=round(replay(machine, rec),
-                                                                                               4)), tried
-        attempts.append(dict(k=how.get("k"), context=how.get("context"), repairs=len(done["changes"]),
+            return machine, report, dict(c.how, repairs=len(done["changes"]),
+                                         replay_repaired=round(replay(machine, rec), 4)), tried
+        attempts.append(dict(k=c.how.get("k"), context=c.how.get("context"), repairs=len(done["changes"]),
                              stopped=done["stopped"]))
-    return best[:2] + (dict(best[2], repaired_unproved=attempts),) + (tried,)
+    return best.machine, best.report, dict(best.how, repaired_unproved=attempts), tried
 
 
-def _by_census(kept, lengths, limit, seed, known=None):
-    """``kept`` (``select``'s entries) with each refuted candidate's key led
-    by minus the instances it fails of ``lengths``, of every candidate's
-    counterexample length and of ``known`` (Instances, or None), and that
-    count in its description."""
-    lengths = sorted(set(lengths) | {c[2]["length"] for c in kept if c[2]["verdict"] == "counterexample"})
-    out = []
-    for key, machine, report, how, rows in kept:
-        if key[1]:
-            fails = sum(machine_failures(machine, n, limit, seed) for n in lengths)
-            fails += len(failing(machine, known)) if known is not None else 0
-            key, how = (key[:2] + (-fails,) + key[2:],
-                        dict(how, census_failures=fails, census_lengths=lengths,
-                             census_known=0 if known is None else len(known)))
-        else:
-            key = key[:2] + (0,) + key[2:]
-        out.append((key, machine, report, how, rows))
-    return out
+def count_failures(kept, lengths, limit, seed, known=None) -> None:
+    """Each refuted candidate of ``kept``: the instances it fails
+    (``census.machine_failures``) of every length of ``lengths`` and of every
+    candidate's counterexample, ``limit`` instances a length at most, the same
+    for each candidate, and of ``known`` (Instances: the failing instances of
+    earlier rounds at lengths too long to run whole, or None); the count also
+    in its ``how``."""
+    lengths = sorted(set(lengths) | {c.report["length"] for c in kept if c.report["verdict"] == "counterexample"})
+    for c in kept:
+        if c.report["verdict"] == "counterexample":
+            c.census_failures = sum(machine_failures(c.machine, n, limit, seed) for n in lengths)
+            c.census_failures += len(failing(c.machine, known)) if known is not None else 0
+            c.how = dict(c.how, census_failures=c.census_failures, census_lengths=lengths,
+                         census_known=0 if known is None else len(known))
 
 
 def complete_with_network(machine, controller):
@@ -184,7 +196,7 @@ def complete_with_network(machine, controller):
     agent = MachineAgent(machine, controller)
     states, inputs = np.nonzero((machine.action < 0) | (machine.next < 0))
     if len(states):
-        agent._resolve(states, inputs, None)
+        agent.resolve(states, inputs, None)
     done = machine.quotient(np.arange(machine.n_states), (agent.action, agent.symbol, agent.next))
     done.info = dict(machine.info, completed_by_network=int(len(states)))
     return done

@@ -19,15 +19,11 @@ from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.board import random_digits
 from tinyalgo.environment import END_REASONS, Environment
 from tinyalgo.evaluation import GreedyAgent, run_instances
-from tinyalgo.tasks import make_task
+from tinyalgo.automata.rules import make
 from tinyalgo.tasks.instances import Instances, concatenate
 
 ARROWS = ("l", "u", "d")
 ARROW_STEP = {"l": (-1, 0), "u": (0, -1), "d": (0, 1)}
-
-
-def make(task_name: str, base: int):
-    return make_task(task_name, base, extra_curriculum=False)
 
 
 def replay(path) -> dict:

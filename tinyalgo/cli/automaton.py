@@ -22,21 +22,23 @@ STEPS_PER_COMPLEXITY = 4          # steps of an instance per unit of complexity,
 
 
 def check_sizes(args, controller, task: str, base: int, complexities) -> None:
-    """The recording's and the tests' complexities against the task's
-    minimum, and their memory against what this process can get."""
+    """The recording's and the tests' complexities (``args.fidelity``, where
+    the command has it) against the task's minimum, and their memory against
+    what this process can get, named by the options."""
     minimum = make_task(task, base).min_complexity
-    for option, values in (("--complexities", complexities), ("--fidelity", args.fidelity)):
-        if min(values) < minimum:
+    fidelity = getattr(args, "fidelity", None)
+    for option, values in (("--complexities", complexities), ("--fidelity", fidelity)):
+        if values and min(values) < minimum:
             raise UsageError(f"{option} must be at least {minimum} for task {task!r}; got {min(values)}")
     state = controller.config.units * max(controller.config.layers, 1) * 2 * 8
     check_memory([
         (args.instances * sum(complexities) * STEPS_PER_COMPLEXITY * (state + RECORDED_BYTES_PER_STEP),
          f"--instances {args.instances} at --complexities up to {max(complexities)}",
          "the recorded steps and states"),
-        (environment_bytes(args.instances, max(complexities)), f"--complexities {max(complexities)}",
-         f"{args.instances} instances drawn at once"),
-        (environment_bytes(args.fidelity_instances, max(args.fidelity)), f"--fidelity {max(args.fidelity)}",
-         f"{args.fidelity_instances} held-out instances drawn at once")])
+        (environment_bytes(args.instances, max(complexities)),
+         f"--instances {args.instances} at --complexities {max(complexities)}", "the instances drawn at once")]
+        + ([(environment_bytes(args.fidelity_instances, max(fidelity)), f"--fidelity {max(fidelity)}",
+             f"{args.fidelity_instances} held-out instances drawn at once")] if fidelity else []))
 
 
 def cmd_automaton(args) -> int:

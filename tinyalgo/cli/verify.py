@@ -6,8 +6,15 @@ or give an instance it fails (tinyalgo.automata.verify; paper section 6.4).
 prints the verdict (proved, with what was established; a counterexample,
 with its length and how the environment ended it; or not proved, with the
 reasons), and writes the report as JSON, the machine as Graphviz DOT and in
-AALpy's Mealy ``.dot`` form when asked.  Exit status 0 whatever the verdict;
-2 for bad input (one line on stderr, before any work).
+AALpy's Mealy ``.dot`` form when asked, and with ``--certificate FILE`` what
+a proof established, which
+
+    tinyalgo check-proof figures/automata/reverse-ff-s0.json CERTIFICATE
+
+checks without searching (tinyalgo/automata/check.py).  Exit status 0
+whatever the verdict (check-proof: 1 when it rejects the certificate); 2 for
+bad input, such as a machine that does not fit the task it names (one line
+on stderr, before any work).
 
     tinyalgo verify-loop runs/q-reverse-ff-s0/checkpoint.npz --out runs/loop-reverse
 
@@ -17,8 +24,10 @@ where the network fails it too, train the network on the counterexamples
 with the run's Q-learning: tinyalgo/automata/retrain.py), extract again,
 until a proof; one line a round (states, counterexample length, proof or
 not); writes DIR/machine.json (the last machine), DIR/loop.json (the rounds,
-the counterexamples, the last verification) and, when it trained the
-network, DIR/checkpoint.npz (the trained network, whose machine is the last).
+the counterexamples, the last verification), where the last machine is
+proved DIR/certificate.json.gz (its certificate, for check-proof) and, when it
+trained the network, DIR/checkpoint.npz (the trained network, whose machine
+is the last).
 """
 from __future__ import annotations
 
@@ -27,12 +36,15 @@ import os
 
 from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT, RECORDED as CENSUS_RECORDED
 from tinyalgo.automata.export import save_aalpy, save_dot
-from tinyalgo.automata.loop import CHOOSE, DEPARTURE_SPAN, KEEP_FRAME, SHORT, SHORT_TRAINED, refine, short_too_long
+from tinyalgo.automata.loop import CHOOSE, KEEP_FRAME, SHORT, SHORT_TRAINED, refine, short_too_long
+from tinyalgo.automata.check import CertificateError, check_certificate, read_certificate
 from tinyalgo.automata.machine import load_machine
 from tinyalgo.automata.retrain import retrain
 from tinyalgo.automata.rounds import CHOICES
-from tinyalgo.automata.verify import SPECS, verify
-from tinyalgo.cli.automaton import add_extraction_arguments
+from tinyalgo.automata.rules import SPECS, check_machine
+from tinyalgo.automata.verify import verify, write_certificate
+from tinyalgo.automata.extract import default_complexities
+from tinyalgo.cli.automaton import add_extraction_arguments, check_sizes
 from tinyalgo.cli.args import (UsageError, check_writable_file, check_writable_folder, checkpoint_run, int_at_least,
                                output_path)
 from tinyalgo.runs.checkpoint import save_checkpoint
@@ -43,18 +55,19 @@ CENSUS_MAX = 10 ** 8      # instances a census may run: about 5 minutes a round 
 
 
 def cmd_verify(args) -> int:
-    for option in ("json", "dot", "aalpy"):
+    for option in ("json", "dot", "aalpy", "certificate"):
         if getattr(args, option) is not None:
             check_writable_file(getattr(args, option), f"--{option}")
     if args.window is not None and args.window > args.max_window:
         raise UsageError(f"--window {args.window} is larger than --max-window {args.max_window}")
     machine = load_machine(args.machine)
-    if machine.task not in SPECS:
-        raise UsageError(f"{args.machine}: a machine of task {machine.task!r}, which the verifier does not know")
+    check_machine(machine, f"machine {args.machine}")
     print(f"{args.machine}: {machine.task} (base {machine.base}), {machine.n_states} states,"
           f" {int((machine.action < 0).sum())} (state, symbol) pairs never recorded (they move left, no write)")
-    report = verify(machine, window=args.window, max_window=args.max_window, seed=args.seed, log=print)
+    report = verify(machine, window=args.window, max_window=args.max_window, max_configs=args.max_configurations,
+                    max_seconds=args.max_seconds, seed=args.seed, certify=args.certificate is not None, log=print)
     report["machine"] = args.machine
+    cert = report.pop("certificate", None)
     if report["verdict"] == "proved":
         print(f"proved: {report['established']}; {report['configurations']} configurations,"
               f" {report['seconds']:.2f} s")
@@ -65,18 +78,38 @@ def cmd_verify(args) -> int:
         print(f"  board cells from x = {report['instance']['x0']}: {report['instance']['cells']};"
               f" targets {report['instance']['targets']}; random key {report['instance']['key']}")
     else:
-        print(f"not proved ({report['seconds']:.2f} s):")
+        print(f"not proved ({report['seconds']:.2f} s): {report['summary']}")
         for reason in report["reasons"]:
             print(f"  {reason}")
+    if args.certificate is not None:
+        if cert is None:
+            print(f"no certificate written to {args.certificate}: the machine was not proved")
+        else:
+            write_certificate(args.certificate, cert)
     if args.json is not None:
         atomic_write_json(args.json, report)
     if args.dot is not None:
         save_dot(machine, args.dot, f"{machine.task}: {machine.n_states} states")
     if args.aalpy is not None:
         save_aalpy(machine, args.aalpy)
-    written = [getattr(args, o) for o in ("json", "dot", "aalpy") if getattr(args, o) is not None]
+    written = [getattr(args, o) for o in ("json", "dot", "aalpy") if getattr(args, o) is not None] + \
+        ([args.certificate] if cert is not None and args.certificate is not None else [])
     if written:
         print(f"wrote {', '.join(written)}")
+    return 0
+
+
+def cmd_check_proof(args) -> int:
+    machine = load_machine(args.machine)
+    check_machine(machine, f"machine {args.machine}")
+    cert = read_certificate(args.certificate)
+    try:
+        summary = check_certificate(machine, cert)
+    except CertificateError as err:
+        print(f"rejected: {err}")
+        return 1
+    print(f"accepted: {summary['established']}; {summary['configurations']} configurations in"
+          f" {summary['sections']} sets, each closed under the machine's steps, none failing")
     return 0
 
 
@@ -85,9 +118,14 @@ def cmd_verify_loop(args) -> int:
         raise UsageError(f"--census must be at most {CENSUS_MAX:,} instances (a census of 10^6 takes about 3 s);"
                          f" got {args.census:,}")
     check_writable_folder(args.out, "--out")
+    if os.path.isdir(args.out) and os.listdir(args.out):
+        raise UsageError(f"--out {args.out} is not empty ({len(os.listdir(args.out))} entries); give a new or empty"
+                         " folder (the loop writes machine.json, loop.json, certificate.json.gz and checkpoint.npz"
+                         " there)")
     controller, extra, task, base = checkpoint_run(args.checkpoint, args.task)
     if task not in SPECS:
         raise UsageError(f"{args.checkpoint}: a controller of task {task!r}, which the verifier does not know")
+    check_sizes(args, controller, task, base, args.complexities or default_complexities(task))
     train = None
     if args.train_updates and "run" in extra:
         cfg, state = saved_run(extra)
@@ -108,7 +146,7 @@ def cmd_verify_loop(args) -> int:
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
     out = refine(controller, task, base, args.complexities, args.instances, args.seed, not args.no_corners,
                  args.rounds, complete=args.complete, train=train, repairs=args.repairs, census_limit=args.census,
-                 census_recorded=args.census_recorded, census_around=args.census_around, span=args.departure_span,
+                 census_recorded=args.census_recorded, census_around=args.census_around,
                  keep_frame=args.keep_frame, choose=args.choose, short=args.train_short, log=print)
     os.makedirs(args.out, exist_ok=True)
     out["machine"].save(os.path.join(args.out, "machine.json"))
@@ -118,7 +156,13 @@ def cmd_verify_loop(args) -> int:
     atomic_write_json(os.path.join(args.out, "loop.json"),
                       dict(checkpoint=args.checkpoint, task=task, base=base, rounds=out["rounds"],
                            counterexamples=out["counterexamples"], report=out["report"]))
-    print(f"{out['report']['verdict']} after {len(out['rounds'])} round(s); wrote {args.out}/machine.json, loop.json")
+    written = "machine.json, loop.json"
+    if out["report"]["verdict"] == "proved":
+        cert = verify(out["machine"], certify=True).get("certificate")
+        if cert is not None:
+            write_certificate(os.path.join(args.out, "certificate.json.gz"), cert)
+            written += ", certificate.json.gz"
+    print(f"{out['report']['verdict']} after {len(out['rounds'])} round(s); wrote {args.out}/{written}")
     return 0
 
 
@@ -141,7 +185,23 @@ def register(sub) -> None:
                    help="write the machine as Graphviz DOT (default: not written)")
     v.add_argument("--aalpy", type=output_path, default=None, metavar="OUT",
                    help="write the machine in AALpy's Mealy .dot form (default: not written)")
+    v.add_argument("--certificate", type=output_path, default=None, metavar="OUT",
+                   help="where a proof is found, write what it established (the configurations explored, closed"
+                        " under the machine's steps), which check-proof checks; gzip-compressed if OUT ends in .gz"
+                        " (default: not written)")
+    v.add_argument("--max-configurations", type=int_at_least(1), default=400_000, metavar="N",
+                   help="stop an exploration above N configurations, the verdict then not proved (default 400,000)")
+    v.add_argument("--max-seconds", type=int_at_least(1), default=None, metavar="S",
+                   help="stop after S seconds, the verdict then not proved (default: no limit)")
     v.set_defaults(func=cmd_verify)
+    c = sub.add_parser("check-proof", help="check a proof's certificate (verify --certificate) without searching",
+                       description="Check that a certificate written by tinyalgo verify --certificate proves its"
+                                   " machine right at every length: each listed set of configurations holds the"
+                                   " task's start, is closed under the machine's steps and never fails"
+                                   " (tinyalgo/automata/check.py).  Exit 0: accepted; 1: rejected.")
+    c.add_argument("machine", metavar="MACHINE.json")
+    c.add_argument("certificate", metavar="CERTIFICATE")
+    c.set_defaults(func=cmd_check_proof)
     loop = sub.add_parser("verify-loop", help="extract, verify, record the counterexamples, extract again, until"
                                               " a proof", description="Counterexample-guided extraction from a"
                                               " checkpoint (tinyalgo/automata/loop.py): one line a round.")
@@ -170,10 +230,6 @@ def register(sub) -> None:
                       help="where the counterexample's length has more instances than --census runs, also run every"
                            " instance that differs from it in one column of digits (addition, 3-number addition)"
                            " (default: only the random ones)")
-    loop.add_argument("--departure-span", type=int_at_least(0), default=DEPARTURE_SPAN, metavar="N",
-                      help="after a counterexample, add to the later rounds' behaviour tests the network's recorded"
-                           " paths of up to N steps into each step where the machine leaves it (the counterexample"
-                           f" and the census' failures); 0: none (default {DEPARTURE_SPAN})")
     loop.add_argument("--keep-frame", action=argparse.BooleanOptionalAction, default=KEEP_FRAME,
                       help="later rounds keep the first extraction's k-means centres (new rows join the nearest)"
                            " and each context's behaviour tests (new contexts draw their own), so that the recorded"

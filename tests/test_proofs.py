@@ -1,0 +1,481 @@
+"""Proofs that say what they know: machines checked against their task, verdicts that name what stopped
+them, certificates that a separate checker accepts (and rejects when one fact is removed or changed), and
+the verifier's task models run against the environment step for step."""
+from __future__ import annotations
+
+import copy as copying
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from test_verify import CORRECT, R, addition_machine, copy_machine, machine, mutants, reverse_machine
+
+from tinyalgo.automata.agent import MachineAgent
+from tinyalgo.automata.check import CertificateError, check_certificate, read_certificate
+from tinyalgo.automata.machine import MachineError, load_machine
+from tinyalgo.automata.product import Config, Search
+from tinyalgo.automata.rules import SPECS, board_symbols, check_machine, make, ranges
+from tinyalgo.automata.verify import verify
+from tinyalgo.automata.witness import random_instances, run_on
+from tinyalgo.cli.main import main
+from tinyalgo.environment import ALL_WRITTEN, RUNNING, WRONG_WRITE, Environment
+from tinyalgo.symbols import Vocabulary
+
+FIGURES = Path(__file__).resolve().parent.parent / "figures" / "automata"
+
+
+# ------------------------------------------------------------ a machine fits the task it names
+def _relabelled(m, **changes):
+    out = copying.deepcopy(m)
+    for k, v in changes.items():
+        setattr(out, k, v)
+    return out
+
+
+def _bad_machines():
+    four_moves = _relabelled(copy_machine(10), n_moves=4)
+    outside = copy_machine(10)
+    outside.symbol[0, 3] = 40
+    reverse_as_copy = _relabelled(reverse_machine(10), task="copy")
+    other_base = _relabelled(copy_machine(10), base=8)
+    addition_as_multiplication = _relabelled(addition_machine(10), task="multiplication")
+    return {"declares 4 moves; task copy has 2": four_moves, "symbol[0][3] = 40": outside,
+            "recorded reading 'p', which no board of task copy": reverse_as_copy,
+            "the vocabulary of base 8 has 15": other_base,
+            "recorded reading 'e', which no board of task multiplication": addition_as_multiplication}
+
+
+@pytest.mark.parametrize("message", sorted(_bad_machines()))
+def test_a_machine_that_does_not_fit_its_task_is_refused_before_any_search(message, tmp_path, capsys):
+    m = _bad_machines()[message]
+    with pytest.raises(MachineError, match=re.escape(message)):
+        verify(m)
+    path = tmp_path / "m.json"
+    m.save(path)
+    assert main(["verify", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and len(captured.err.strip().splitlines()) == 1 and not captured.out
+
+
+def test_the_symbols_a_machine_may_read_are_those_the_tasks_boards_show():
+    rng = np.random.default_rng(0)
+    for task_name in SPECS:
+        task = make(task_name, 10)
+        shown = set()
+        for n in (1, 2, 5):
+            env = Environment(task, batch_size=64, base=10)
+            env.load(random_instances(task_name, 10, n, 64, rng))
+            obs = env.observe()
+            for _ in range(40):                         # a random walk of the heads, which never writes
+                shown |= set(obs[:, 0].tolist())
+                obs = env.step(rng.integers(0, task.n_moves, size=64), np.zeros(64, np.int64)).obs
+        assert shown <= board_symbols(task_name, 10) and set(range(10)) <= shown, task_name
+        assert task.n_moves == (2 if task_name in ("copy", "reverse") else 4)
+
+
+def test_every_committed_machine_fits_its_task():
+    for name in ("copy-gru-s0", "reverse-ff-s0", "walk-ff-s0", "addition-gru-s0", "addition3-gru-s1",
+                 "multiplication-gru-s0"):
+        check_machine(load_machine(f"{FIGURES}/{name}.json"))
+
+
+# ------------------------------------------------------------ every length, one digit included
+def addition3_wrong_on_one_digit(base=3):
+    """The 3-number carry machine, except that after the first column it writes the final carry plus one:
+    wrong on every one-digit board, right on every longer one."""
+    m = addition_machine(base, rows=3)
+    E = Vocabulary(base).E
+    S = m.n_states
+    # states of the first column: the start, and the states it reaches before its first write
+    frontier, column = [m.start], {}
+    while frontier:
+        s = frontier.pop()
+        if s in column:
+            continue
+        column[s] = S + len(column)
+        for x in range(base):
+            a = m.action[s, x]
+            if a >= 0 and a < m.n_moves:
+                frontier.append(int(m.next[s, x]))
+    after = {}                                       # the states the first column's writes lead to, copied
+    for s in column:
+        for x in range(base):
+            if m.action[s, x] >= m.n_moves:
+                q = int(m.next[s, x])
+                after.setdefault(q, S + len(column) + len(after))
+    n = S + len(column) + len(after)
+    tables = [np.full((n, m.n_inputs), -1) for _ in range(3)]
+    for t, src in zip(tables, (m.action, m.symbol, m.next)):
+        t[:S] = src
+    for s, c in column.items():
+        for t, src in zip(tables, (m.action, m.symbol, m.next)):
+            t[c] = src[s]
+        for x in range(base):
+            q = int(m.next[s, x])
+            tables[2][c, x] = column.get(q, q) if m.action[s, x] < m.n_moves else after[q]
+    for q, c in after.items():
+        for t, src in zip(tables, (m.action, m.symbol, m.next)):
+            t[c] = src[q]
+        tables[1][c, E] = (m.symbol[q, E] + 1) % base
+    out = _relabelled(m, action=tables[0], symbol=tables[1], next=tables[2], start=column[m.start],
+                      raw=np.stack([np.zeros(n), *np.zeros((4, n)), np.arange(n)], 1).astype(np.int64),
+                      cluster=np.zeros(n, np.int64), feedback=np.zeros((n, 4), np.int64), visits=np.ones(n, np.int64))
+    return out
+
+
+def test_three_number_addition_is_verified_from_one_digit_boards():
+    m = addition3_wrong_on_one_digit()
+    rng = np.random.default_rng(0)
+    one = random_instances("addition3", 3, 1, 30, rng)
+    two = random_instances("addition3", 3, 2, 200, rng)
+    assert not any(run_on(m, one)[0]) and all(run_on(m, two)[0])
+    r = verify(m)
+    assert r["verdict"] == "counterexample" and r["length"] == 1 and r["shortest"], r
+    proved = verify(addition_machine(3, rows=3))
+    assert proved["verdict"] == "proved" and proved["smallest"] == 1 and "length >= 1" in proved["established"]
+
+
+# ------------------------------------------------------------ what "not proved" says
+def test_not_proved_says_which_budget_stopped_the_search():
+    r = verify(CORRECT["walk"](), max_configs=50, max_window=1)
+    assert r["verdict"] == "not proved"
+    assert r["undecided"][0]["cause"] == "budget" and "50 configurations ran out" in r["reasons"][0]
+    assert "ran out of its budget" in r["summary"]
+    r = verify(CORRECT["walk"](), max_seconds=1e-9, max_window=3)
+    assert r["verdict"] == "not proved" and r["undecided"][-1]["budget"] == "time" and r["seconds"] < 5
+    assert "s ran out" in r["reasons"][-1]
+
+
+def counting_copy_machine(base, wrong_at):
+    """Copy, counting the digits written: the ``wrong_at``-th is written wrong (then it copies on)."""
+    t = {}
+    for k in range(wrong_at + 1):
+        for d in range(base):
+            w = (d + 1) % base if k == wrong_at - 1 else d
+            t[(k, d)] = (R, w, min(k + 1, wrong_at))
+    return machine("copy", base, 2, t)
+
+
+def test_a_machine_wrong_only_at_long_lengths_gets_its_counterexample():
+    m = counting_copy_machine(3, wrong_at=100)           # beyond the lengths N0..N0 + 47 tried first
+    r = verify(m, max_window=1)
+    assert r["verdict"] == "counterexample" and r["length"] == 100 and r["seconds"] < 60, r
+    assert not r["shortest"] and "not every shorter length was proved" in r["note"]
+
+
+def test_not_proved_names_the_failing_abstract_path_it_could_not_reproduce(monkeypatch):
+    import tinyalgo.automata.verify as verifier
+    monkeypatch.setattr(verifier, "_concretise", lambda *a, **k: None)
+    monkeypatch.setattr(verifier, "_sample", lambda *a, **k: None)
+    r = verify(counting_copy_machine(3, wrong_at=4), max_window=1)
+    assert r["verdict"] == "not proved" and r["undecided"][0]["cause"] == "failing path"
+    assert r["undecided"][0]["steps"] >= 4 and r["undecided"][0]["failure"] == "wrong write"
+    assert "failing abstract path of" in r["summary"] and "no concrete instance" in r["reasons"][0]
+
+
+# ------------------------------------------------------------ certificates
+def certified(m):
+    r = verify(m, certify=True, max_window=1)
+    assert r["verdict"] == "proved", r
+    return json.loads(json.dumps(r["certificate"]))
+
+
+@pytest.mark.parametrize("task", sorted(CORRECT))
+def test_the_checker_accepts_the_certificate_of_every_proof(task):
+    m = CORRECT[task]()
+    got = check_certificate(m, certified(m))
+    assert got["configurations"] > 0 and got["smallest"] == 1
+
+
+@pytest.mark.parametrize("name", ["copy-gru-s0", "reverse-ff-s0", "walk-ff-s0", "addition-gru-s0",
+                                  "multiplication-gru-s0"])
+def test_the_checker_accepts_the_committed_machines_proofs(name, tmp_path, capsys):
+    path = f"{FIGURES}/{name}.json"
+    cert = tmp_path / "c.json.gz"
+    assert main(["verify", path, "--certificate", str(cert)]) == 0
+    assert read_certificate(cert)["task"] == load_machine(path).task
+    assert main(["check-proof", path, str(cert)]) == 0
+    assert "accepted: every instance of every length >= 1" in capsys.readouterr().out
+
+
+def test_removing_any_configuration_is_rejected():
+    m = reverse_machine(4)
+    cert = certified(m)
+    for si, section in enumerate(cert["sections"]):
+        for i in range(len(section["configurations"])):
+            bad = copying.deepcopy(cert)
+            del bad["sections"][si]["configurations"][i]
+            with pytest.raises(CertificateError):
+                check_certificate(m, bad)
+
+
+FIELD_CHANGES = {"state": lambda c, S: [(c[0] + 1) % S] + c[1:],
+                 "psi": lambda c, S: c[:4] + [c[4] + 1] + c[5:],
+                 "wrote": lambda c, S: c[:5] + [not c[5]] + c[6:],
+                 "last write": lambda c, S: c[:3] + [[c[3][0] + 1, c[3][1]]] + c[4:],
+                 "pointer": lambda c, S: [c[0], [p if p is None or j else [p[0] + 1, p[1]]
+                                                 for j, p in enumerate(c[1])]] + c[2:],
+                 "cells": lambda c, S: c[:2] + [[[[0, 0], [0]]] if not c[2] else c[2][1:]] + c[3:]}
+
+
+@pytest.mark.parametrize("task", ["copy", "reverse", "walk", "addition", "multiplication"])
+def test_changing_one_fact_of_a_certificate_is_rejected(task):
+    m = CORRECT[task]()
+    cert = certified(m)
+    rng = np.random.default_rng(1)
+    changed = 0
+    for change in FIELD_CHANGES.values():
+        for _ in range(2 if task == "walk" else 4):     # walk: 27 sets, of which a change may hit the last
+            bad = copying.deepcopy(cert)
+            section = bad["sections"][rng.integers(len(bad["sections"]))]
+            i = rng.integers(len(section["configurations"]))
+            new = change(section["configurations"][i], m.n_states)
+            if new == section["configurations"][i] or new in section["configurations"]:
+                continue                                # the same set: not a change
+            section["configurations"][i] = new
+            with pytest.raises(CertificateError):
+                check_certificate(m, bad)
+            changed += 1
+    assert changed >= 8
+    N0 = cert["exact_below"]
+    claims = [("smallest", 2), ("exact_below", N0 + 1), ("machine_sha256", "0" * 64),
+              ("task", "copy" if task != "copy" else "reverse")]
+    if task == "walk":                                  # walk's N0 grows with psi_cap (elsewhere any cap is sound)
+        claims.append(("psi_cap", cert["psi_cap"] + 1))
+    for key, value in claims:
+        bad = dict(cert, **{key: value})
+        with pytest.raises(CertificateError):
+            check_certificate(m, bad)
+    for drop in (0, len(cert["sections"]) - 1):         # the first length, or the lengths >= N0
+        bad = dict(cert, sections=cert["sections"][:drop] + cert["sections"][drop + 1:])
+        with pytest.raises(CertificateError):
+            check_certificate(m, bad)
+    K = cert["sections"][-1]["window"]
+    if ranges(task, K + 1, cert["psi_cap"])[1] != N0:   # a window with another N0: the sections no longer cover
+        bad = copying.deepcopy(cert)
+        bad["sections"][-1]["window"] = K + 1
+        with pytest.raises(CertificateError):
+            check_certificate(m, bad)
+
+
+def test_a_certificate_does_not_prove_a_changed_machine():
+    m = reverse_machine(4)
+    cert = certified(m)
+    wrong = copying.deepcopy(m)
+    wrong.symbol[1, 2] = 3                              # writes 3 where it read 2
+    with pytest.raises(CertificateError, match="another machine"):
+        check_certificate(wrong, cert)
+    from tinyalgo.automata.check import digest
+    with pytest.raises(CertificateError, match="can fail: wrong write"):
+        check_certificate(wrong, dict(cert, machine_sha256=digest(wrong)))
+
+
+def test_check_proof_command_rejects_and_refuses_in_one_line(tmp_path, capsys):
+    m = reverse_machine(4)
+    path, cert = tmp_path / "m.json", tmp_path / "c.json"
+    m.save(path)
+    assert main(["verify", str(path), "--certificate", str(cert)]) == 0
+    data = json.loads(cert.read_text())
+    del data["sections"][0]["configurations"][0]
+    cert.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["check-proof", str(path), str(cert)]) == 1
+    assert capsys.readouterr().out.startswith("rejected: length 1: an initial configuration is missing")
+    cert.write_text("[" * 100000 + "]" * 100000)
+    assert main(["check-proof", str(path), str(cert)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "not readable JSON" in err and len(err.splitlines()) == 1
+    _relabelled(m, n_moves=4).save(path)                # a machine that does not fit its task: bad input
+    assert main(["check-proof", str(path), str(cert)]) == 2
+    assert "declares 4 moves" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------ the task models against the environment
+def _abstract_run(m, inst, spec, K, R_):
+    """Run ``m`` on one instance in the environment and, step for step, the verifier's product on the same
+    symbols read: the set of configurations that agree with the run.  Returns (environment's end reason,
+    whether the product covered the run): every step the environment continues has a configuration, the
+    step where it ends is an outcome of the product (a failure where the environment fails), unless the
+    product has already allowed a failure on the way (it over-approximates)."""
+    search = Search(m, spec, K=K, R=R_)
+    env = Environment(make(m.task, m.base), batch_size=1, base=m.base)
+    env.load(inst)
+    agent = MachineAgent(m)
+    agent.start(1)
+    obs, reset = env.observe(), np.ones(1, dtype=bool)
+    current, failed = {search.tidy(c) for c, _ in spec.initial(search)}, False
+    while True:
+        read = int(obs[0, 0])
+        nxt, outcomes = set(), set()
+        for cfg in current:
+            for events, out in search.successors(cfg):
+                if not any(e[0] == "read" and read in e[1] for e in events):
+                    continue
+                if isinstance(out, Config):
+                    nxt.add(out)
+                else:
+                    outcomes.add("done" if out == "done" else "fail")
+                    failed |= out != "done"
+        actions, symbols = agent.act(env, obs, reset)
+        result = env.step(actions, symbols)
+        reason = int(result.reason[0])
+        if reason != RUNNING:
+            if failed:
+                return reason, True                     # the product allowed a failure by then
+            return reason, ("done" in outcomes) if reason == ALL_WRITTEN else ("fail" in outcomes)
+        if not nxt:
+            return reason, failed
+        current, obs, reset = nxt, result.obs, result.done
+
+
+def _models_cases():
+    cases = [(task, make_one) for task, make_one in CORRECT.items()]
+    rng = np.random.default_rng(5)
+    for task in ("copy", "reverse", "walk", "addition", "multiplication"):
+        for k, (_, mutant) in enumerate(mutants(CORRECT[task](), rng, 2)):
+            cases.append((f"{task}-mutant{k}", lambda mutant=mutant: mutant))
+    return cases
+
+
+@pytest.mark.parametrize("name,make_machine", _models_cases(), ids=[c[0] for c in _models_cases()])
+def test_the_task_models_follow_the_environment_step_for_step(name, make_machine):
+    m = make_machine()
+    rng = np.random.default_rng(7)
+    K = 2 if m.task == "addition3" else 1
+    R_, N0 = ranges(m.task, K, 12)
+    ends = set()
+    for n in (1, 2, 4, N0 + 2):
+        spec = SPECS[m.task](make(m.task, m.base), None if n >= N0 else n, min_length=N0 if n >= N0 else n)
+        batch = random_instances(m.task, m.base, n, 4, rng)
+        for i in range(len(batch)):
+            reason, covered = _abstract_run(m, batch.take(np.array([i])), spec, K,
+                                            R_ if n >= N0 else None)
+            assert covered, (name, n, i, reason)
+            ends.add(reason)
+    if "mutant" not in name:
+        assert ends == {ALL_WRITTEN}
+
+
+def test_the_product_follows_an_environment_failure():
+    m = copy_machine(3)
+    m.symbol[0, 1] = 2                                  # copies 1 as 2
+    spec = SPECS["copy"](make("copy", 3), 3, min_length=3)
+    inst = make("copy", 3).build(np.array([[0, 1, 2]]), np.array([3]), np.array([5]))
+    reason, covered = _abstract_run(m, inst, spec, 1, None)
+    assert reason == WRONG_WRITE and covered
+
+
+# ------------------------------------------------------------ bad inputs of the certified table and the loop
+def _certified_inputs(tmp_path, loop, csv_text=None):
+    runs = tmp_path / "runs.csv"
+    runs.write_text(csv_text or "task,column,seed,solved,minutes,solved_fraction_100,solved_fraction_1000\n"
+                                "addition,full,100,True,10.5,1.0,0.98\n")
+    folder = tmp_path / "loop-addition-s100"
+    folder.mkdir(exist_ok=True)
+    (folder / "loop.json").write_text(loop if isinstance(loop, str) else json.dumps(loop))
+    return ["experiment", "certified", "--runs", str(runs), "--loops", str(folder), "--out", str(tmp_path / "t")]
+
+
+GOOD_ROUND = dict(round=0, states=30, verdict="proved", length=None, extract_seconds=5.0, verify_seconds=0.5)
+GOOD_LOOP = dict(checkpoint="somewhere/addition-full-s100/checkpoint.npz", task="addition", rounds=[GOOD_ROUND])
+
+
+@pytest.mark.parametrize("loop,csv_text,message", [
+    ([GOOD_LOOP], None, "the file: found list; allowed: an object"),
+    ({k: v for k, v in GOOD_LOOP.items() if k != "rounds"}, None, "field rounds is missing"),
+    (dict(GOOD_LOOP, rounds="x"), None, "field rounds: found 'x'; allowed: a list"),
+    (dict(GOOD_LOOP, rounds=[]), None, "a list of at least one round"),
+    (dict(GOOD_LOOP, rounds=[dict(GOOD_ROUND, verdict="maybe")]), None, "field rounds[0].verdict: found 'maybe'"),
+    (dict(GOOD_LOOP, rounds=[dict(GOOD_ROUND, states=-3)]), None, "field rounds[0].states: found -3"),
+    (dict(GOOD_LOOP, rounds=[dict(GOOD_ROUND, census=dict(recorded="many"))]), None, "rounds[0].census"),
+    ("[" * 100000 + "]" * 100000, None, "not readable JSON"),
+    (GOOD_LOOP, "task,column,seed,solved\naddition,full,100\n", "line 2: 3 fields; the header has 4"),
+])
+def test_the_certified_table_refuses_bad_files_in_one_line(tmp_path, capsys, loop, csv_text, message):
+    argv = _certified_inputs(tmp_path, loop, csv_text)
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert not (tmp_path / "t" / "certified.csv").exists()
+
+
+def test_the_certified_table_reads_a_good_loop(tmp_path, capsys):
+    assert main(_certified_inputs(tmp_path, GOOD_LOOP)) == 0
+    assert "### addition: 1 of 1 seeds proved" in (tmp_path / "t" / "certified.md").read_text()
+
+
+def test_verify_loop_refuses_a_folder_that_is_not_empty_and_sizes_named_by_their_options(tmp_path, capsys):
+    from test_automata import reverse_controller
+    from tinyalgo.runs.checkpoint import save_checkpoint
+    ckpt = tmp_path / "checkpoint.npz"
+    controller = reverse_controller()
+    save_checkpoint(ckpt, controller, dict(config=dict(task="reverse", base=10)))
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    for argv, message in ((["--out", str(mine)], "is not empty"),
+                          (["--out", str(tmp_path / "o"), "--instances", "1000000000"], "--instances 1000000000"),
+                          (["--out", str(tmp_path / "o"), "--complexities", "10000000000000"], "--complexities"),
+                          (["--out", str(tmp_path / "o"), "--complexities", "1"], "--complexities must be at least 2")):
+        assert main(["verify-loop", str(ckpt), *argv]) == 2
+        captured = capsys.readouterr()
+        err = captured.err.strip()
+        assert message in err and len(err.splitlines()) == 1 and "batch_size" not in err, err
+        assert not captured.out
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"] and not (tmp_path / "o").exists()
+
+
+# ------------------------------------------------------------ the proofs kept in the repository
+PROOFS = FIGURES / "fresh_seeds" / "proofs"
+
+
+def test_the_kept_proofs_are_checked_again_from_the_repository(tmp_path, capsys):
+    import gzip
+    import shutil
+    fast = [p for p in sorted(PROOFS.iterdir()) if p.name.split("-s")[0] in ("copy", "reverse")][:4]
+    assert fast, "no kept copy or reverse proof"
+    root = tmp_path / "proofs"
+    for p in fast:
+        shutil.copytree(p, root / p.name)
+    assert main(["experiment", "certified", "--proofs", str(root), "--out", str(tmp_path / "o")]) == 0
+    assert f"{len(fast)} of {len(fast)} kept proofs re-verified" in capsys.readouterr().out
+    cert = root / fast[0].name / "certificate.json.gz"
+    data = json.loads(gzip.decompress(cert.read_bytes()))
+    data["sections"][-1]["configurations"].pop()
+    cert.write_bytes(gzip.compress(json.dumps(data).encode()))
+    assert main(["experiment", "certified", "--proofs", str(root), "--out", str(tmp_path / "o")]) == 1
+    assert "rejected" in (tmp_path / "o" / "rechecked.md").read_text()
+
+
+def test_every_kept_proof_names_its_machine_and_loop():
+    for p in sorted(PROOFS.iterdir()):
+        if p.is_dir():
+            m = load_machine(p / "machine.json")
+            cert = read_certificate(p / "certificate.json.gz")
+            loop = json.loads((p / "loop.json").read_text())
+            assert cert["task"] == m.task == loop["task"] and p.name.startswith(m.task + "-s")
+            assert loop["rounds"][-1]["verdict"] == "proved"
+
+
+def test_a_machine_completed_by_the_network_is_verified_although_it_answers_every_symbol():
+    from test_automata import reverse_controller
+    from tinyalgo.automata.rounds import complete_with_network
+    done = complete_with_network(reverse_machine(10), reverse_controller())
+    assert (done.action[:, Vocabulary(10).L] >= 0).all()      # answers an arrow, which no reverse board shows
+    assert verify(done)["verdict"] == "proved"
+
+
+def test_verify_loop_writes_the_certificate_of_its_proof(tmp_path, capsys):
+    from test_automata import reverse_controller
+    from tinyalgo.runs.checkpoint import save_checkpoint
+    ckpt = tmp_path / "checkpoint.npz"
+    save_checkpoint(ckpt, reverse_controller(), dict(config=dict(task="reverse", base=10)))
+    out = tmp_path / "loop"
+    assert main(["verify-loop", str(ckpt), "--out", str(out), "--complexities", "2", "--instances", "1",
+                 "--no-corners", "--rounds", "12"]) == 0
+    assert "certificate.json.gz" in capsys.readouterr().out and (out / "certificate.json.gz").is_file()
+    assert main(["check-proof", str(out / "machine.json"), str(out / "certificate.json.gz")]) == 0
