@@ -18,6 +18,8 @@ from tinyalgo.assignments.make import GRADING, make, twins_of
 from tinyalgo.assignments.registry import ASSIGNMENTS
 from tinyalgo.cli import assignment as cli
 
+pytestmark = pytest.mark.slow           # each grade starts confined worker processes
+
 PACKAGE = pathlib.Path(__import__("tinyalgo").__file__).parent
 ALL = list(ASSIGNMENTS)
 

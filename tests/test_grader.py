@@ -22,6 +22,8 @@ from tinyalgo.assignments.registry import ASSIGNMENTS
 from tinyalgo.assignments.reports import as_format, class_csv
 from tinyalgo.cli import assignment as cli
 
+pytestmark = pytest.mark.slow           # each grade starts confined worker processes
+
 PACKAGE = pathlib.Path(__import__("tinyalgo").__file__).parent
 TWO = ["gru_backward", "dynamic_discount"]
 PKG, TESTS = "tinyalgo", "tests"               # folders of a copy (not paths of this repository)

@@ -27,7 +27,7 @@ from tinyalgo.assignments.manifest import stub_line
 from tinyalgo.assignments.registry import ASSIGNMENTS
 from tinyalgo.assignments.stubs import solution_text
 
-pytestmark = pytest.mark.xdist_group("grader")
+pytestmark = [pytest.mark.xdist_group("grader"), pytest.mark.slow]
 
 PACKAGE = pathlib.Path(tinyalgo.__file__).resolve().parent
 CONFINEMENTS = ["bubblewrap", "fallback"]

@@ -17,7 +17,7 @@ from test_grader_redteam import PACKAGE, full, run, zero
 from tinyalgo.assignments.grade import format_grade
 from tinyalgo.assignments.reports import as_format
 
-pytestmark = pytest.mark.xdist_group("grader2")
+pytestmark = [pytest.mark.xdist_group("grader2"), pytest.mark.slow]
 handouts, submit = first.handouts, first.submit         # the first round's fixtures
 
 REFERENCE = str(PACKAGE / "qlearning.py")          # where the grader's reference sits; a student guesses it
