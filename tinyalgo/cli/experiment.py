@@ -262,9 +262,9 @@ def register_analyses(names) -> None:
                          description=certified.__doc__.split("\n\n")[0].replace("\n", " "))
     p.add_argument("--runs", nargs="+", default=None, metavar="CSV",
                    help="the training sweeps' CSVs (tinyalgo experiment table1 --summarize), for the networks'"
-                        " solved fractions (required with --loops)")
+                        " solved fractions (default: none; required with --loops)")
     p.add_argument("--loops", nargs="+", default=None, metavar="DIR",
-                   help="tinyalgo verify-loop output folders (required with --runs)")
+                   help="tinyalgo verify-loop output folders (default: none; required with --runs)")
     p.add_argument("--proofs", default=None, metavar="DIR",
                    help="instead of the table: verify again every kept proof under DIR (one folder each, with"
                         " machine.json and certificate.json.gz) and check its certificate; exit 1 unless all hold"
