@@ -38,11 +38,11 @@ def main() -> None:
         made = median_seconds(lambda: make(names, tmp / f"m{next(counter)}"), repeats=args.repeats)
         make(names, tmp / "stub")
         make(names, tmp / "sol", solution=True)
-        tests = tmp / "stub-instructor" / "tests"
+        tests = tmp / "sol-instructor" / "tests"            # each copy with the instructor's folder made with it
         result = grade(tmp / "sol", tests)
         assert result["earned"] == result["total"], "the solution copy must grade full points"
         solution = median_seconds(lambda: grade(tmp / "sol", tests), repeats=args.repeats)
-        stub = median_seconds(lambda: grade(tmp / "stub", tests), repeats=args.repeats)
+        stub = median_seconds(lambda: grade(tmp / "stub", tmp / "stub-instructor" / "tests"), repeats=args.repeats)
         print(f"{len(names)} assignments, {result['total']} points, {len(result['tests'])} tests")
         print(f"make:                    {made:6.2f} s")
         print(f"grade, solution copy:    {solution:6.2f} s")
