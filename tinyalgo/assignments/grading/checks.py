@@ -97,7 +97,8 @@ def rel_error(a, b) -> float:
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.size == 0:
         return 0.0
-    return float(np.max(np.abs(a - b) / np.maximum(1e-8, np.abs(a) + np.abs(b))))
+    with np.errstate(invalid="ignore", over="ignore"):          # inf or nan in an answer: nan, never below a bar
+        return float(np.max(np.abs(a - b) / np.maximum(1e-8, np.abs(a) + np.abs(b))))
 
 
 def as_array(what: str, got, shape) -> np.ndarray:
