@@ -12,7 +12,8 @@ make           writes a student copy (the package with the bodies stubbed,
 manifest       what was handed out; a submission's bodies and its changes
 screen         notes on names a body uses that its assignment replaces
 grade          scores a submission with the instructor's tests; grade-all
-sandbox        the confined worker that runs a submission's code
+sandbox        the worker that runs a submission's code: start, call, stop
+confinement    its walls: bubblewrap and its seccomp filter, or the fallback
 worker         the worker's side: requests in, answers out, an audit hook
 wire           what crosses the pipe: arrays in NumPy's format, no pickle
 probes         the calls into a submission, run in the worker
