@@ -68,17 +68,6 @@ def int_in_range(minimum, maximum, why: str = ""):
     return parse
 
 
-def positive_seconds(text: str) -> float:
-    """A number of seconds greater than 0 (argparse type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0; got {text}")
-    return value
-
-
 def seconds_within(low: float, high: float):
     """A number of seconds from ``low`` to ``high`` (argparse type)."""
     def parse(text):

@@ -24,11 +24,18 @@ import time
 
 import numpy as np
 
+from tinyalgo import gradcheck
+from tinyalgo.gradcheck import GATE_BLOCKS
+
 TOLERANCE = 1e-7            # per entry, relative (the house's gradient-check tolerance)
 EXACT = 1e-11               # of the whole array, relative: what analytic formulas reach in float64 and
                             # finite differences (about 1e-10 at best) do not
-GRU_BLOCKS = {"wx": ("z", "r", "h~"), "bx": ("z", "r", "h~"), "wh": ("z", "r"), "bh": ("z", "r")}
-LSTM_BLOCKS = dict.fromkeys(("wx", "bx", "wh", "bh"), ("i", "f", "o", "g"))
+GRU_BLOCKS, LSTM_BLOCKS = GATE_BLOCKS["gru"], GATE_BLOCKS["lstm"]
+
+
+def controller_blocks(core: str, layers: int) -> dict:
+    """The gate blocks of every core layer's fused arrays, by the controller's parameter names (core0.wx, ...)."""
+    return {f"core{l}.{k}": v for l in range(layers) for k, v in GATE_BLOCKS.get(core, {}).items()}
 
 
 class Session:
@@ -93,12 +100,9 @@ def _cpu(f) -> float:
 
 
 def rel_error(a, b) -> float:
-    """max |a - b| / max(1e-8, |a| + |b|) (CS231n's relative error)."""
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    if a.size == 0:
-        return 0.0
-    with np.errstate(invalid="ignore", over="ignore"):          # inf or nan in an answer: nan, never below a bar
-        return float(np.max(np.abs(a - b) / np.maximum(1e-8, np.abs(a) + np.abs(b))))
+    """``tinyalgo.gradcheck.rel_error``, quiet on an infinite or undefined answer (nan: never below a bar)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return gradcheck.rel_error(a, b)
 
 
 def as_array(what: str, got, shape) -> np.ndarray:

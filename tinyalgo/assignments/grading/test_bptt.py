@@ -4,7 +4,7 @@ which lanes start new episodes mid-rollout."""
 import numpy as np
 
 from tinyalgo import bptt as ref
-from tinyalgo.assignments.grading.checks import GRU_BLOCKS, LSTM_BLOCKS, compare, parts, with_states
+from tinyalgo.assignments.grading.checks import compare, controller_blocks, parts, with_states
 from tinyalgo.assignments.grading.test_controller_backward import draw
 from tinyalgo.assignments.probes import _controller
 from tinyalgo.controller import rollout_forward
@@ -43,8 +43,7 @@ def check_rollout(g, core, layers, barrier_only=False, timed=False):
             raise AssertionError(f"the gradient crossed the episode barrier: lanes {reset_lanes} restart mid-rollout"
                                  " and carry a loss only after that, yet their initial state gets a gradient (cut"
                                  " dstate with caches[t].keep after step t's backward)")
-    gate = GRU_BLOCKS if core == "gru" else LSTM_BLOCKS
-    blocks = {f"core{l}.{k}": v for l in range(layers) for k, v in gate.items()}
+    blocks = controller_blocks(core, layers)
     compare(f"bptt.backward ({core}, T={T}, B={B}, resets at (step, lane) {np.argwhere(resets).tolist()})",
             got_all, ref_all, blocks)
 

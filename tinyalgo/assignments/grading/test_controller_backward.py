@@ -1,7 +1,7 @@
 """Grading "controller_backward": Controller.step_backward (embedding, cores, the extra layer
 and tanh, the Q head and the symbol head's log-softmax) against the reference, on every
 parameter and the incoming state, with parameters and states drawn at grading time."""
-from tinyalgo.assignments.grading.checks import GRU_BLOCKS, LSTM_BLOCKS, compare, parts, random_params, with_states
+from tinyalgo.assignments.grading.checks import compare, controller_blocks, parts, random_params, with_states
 from tinyalgo.assignments.probes import _controller
 
 
@@ -32,8 +32,7 @@ def check_step(g, core, layers, timed=False):
         if timed else g.call("controller_step_backward", **args)
     grads, dstate_in = parts("Controller.step_backward", got, 2)
     got_all, ref_all = with_states("Controller.step_backward", grads, expected, dstate_in, dstate_ref, "state")
-    gate = GRU_BLOCKS if core == "gru" else LSTM_BLOCKS
-    blocks = {f"core{l}.{k}": v for l in range(layers) for k, v in gate.items()}
+    blocks = controller_blocks(core, layers)
     compare(f"Controller.step_backward ({core}, {layers} layer(s))", got_all, ref_all, blocks)
 
 
