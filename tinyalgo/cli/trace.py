@@ -104,13 +104,14 @@ def register(sub) -> None:
     t2.add_argument("--out", default="figures/table2", help="where the PNG, JSON and CSV go (default figures/table2)")
     t2.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the three trainings (default 0)")
     t2.add_argument("--budget", type=int_at_least(1), default=2_000_000,
-                    help="characters of curriculum training per model at most (default 2e6)")
+                    help="characters of curriculum training per model at most (default 2,000,000 characters)")
     t2.add_argument("--settle", type=int_at_least(0), default=2_000_000,
-                    help="characters trained on 1..max-digits digits after the curriculum (default 2e6)")
+                    help="characters trained on 1..max-digits digits after the curriculum"
+                         " (default 2,000,000 characters)")
     t2.add_argument("--digits", type=int_at_least(2), default=20,
-                    help="digits of the test instance (default 20, as the paper)")
+                    help="digits of the test instance (default 20 digits, as the paper)")
     t2.add_argument("--max-digits", type=int_at_least(2), default=10,
-                    help="longest training instance, digits (default 10, as the paper)")
+                    help="longest training instance, digits (default 10 digits, as the paper)")
     t2.add_argument("--test-seed", type=int, default=20,
                     help="seed of the test instance drawn in the figure (default 20)")
     t2.add_argument("--instances", type=int_at_least(1), default=50,
