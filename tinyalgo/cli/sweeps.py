@@ -171,13 +171,13 @@ def add_sweep_parser(names, name: str, sweep: Sweep):
         (either if option == "workers" else p).add_argument(
             "--" + option.replace("_", "-"), default=None, **spec.form,
             help=f"{spec.help} (default {default_text(default)}{unit})")
+        if option == "workers" and sweep.summarizes:         # next to --workers, so the usage shows [A | B]
+            shown = " and ".join("--" + n for n in sweep.shown_by)
+            shows = f"; {shown} say which saved tests it draws" if shown else ""
+            either.add_argument("--summarize", default=None, **OPTIONS["summarize"].form,
+                                help=f"{OPTIONS['summarize'].help}{shows} (default off)")
     if sweep.q_options:
         add_arguments(p, {name: QConfig}, sweep=True, skip=sweep.set_by_column)
-    if sweep.summarizes:
-        shown = " and ".join("--" + n for n in sweep.shown_by)
-        shows = f"; {shown} say which saved tests it draws" if shown else ""
-        either.add_argument("--summarize", default=None, **OPTIONS["summarize"].form,
-                            help=f"{OPTIONS['summarize'].help}{shows} (default off)")
     p.set_defaults(func=RUN[name], sweep=sweep)
     return p
 
