@@ -134,7 +134,7 @@ def register(sub) -> None:
     grade.add_argument("--tests", required=True, help=tests_help)
     grade.add_argument("--json", metavar="FILE", help="also write the grade as JSON (for a gradebook) (default: none)")
     grade.add_argument("--format", choices=FORMATS, default="tinyalgo",
-                       help="the JSON's schema: tinyalgo's, Gradescope's or PrairieLearn's results.json"
+                       help="the --json file's schema: tinyalgo's, Gradescope's or PrairieLearn's results.json"
                             " (default tinyalgo)")
     grade.add_argument("--test-timeout", **timeout)
     grade.add_argument("--submission-timeout", **budget)

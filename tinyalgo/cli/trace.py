@@ -92,7 +92,7 @@ def register(sub) -> None:
                     help="probability of a random joint action, in [0, 1] (default 0: greedy; Q-learning's lanes:"
                          " 0.05)")
     tr.add_argument("--explore-seed", type=int_at_least(0), default=None,
-                    help="seed of the exploration (default --seed)")
+                    help="seed of the exploration, with --epsilon above 0 (default --seed)")
     tr.add_argument("--width", type=int_in_range(1, MAX_WIDTH, " columns each side of the head"), default=8,
                     help=f"board columns each side of the head, at most {MAX_WIDTH} (default 8)")
     tr.add_argument("--step", action="store_true", help="one frame per key press (default off)")
