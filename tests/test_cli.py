@@ -390,3 +390,12 @@ def test_every_flag_of_every_command_gives_its_default():
         for action in flags_of(parser):
             assert action.help and ("default" in action.help or action.required and "required" in action.help), \
                 (path, action.dest)
+
+
+def test_train_supervised_trains_and_saves_its_run(tmp_path, capsys):
+    out = tmp_path / "sup"
+    assert main(["train-supervised", "--task", "copy", "--units", "8", "--budget", "2000", "--target", "6",
+                 "--out", str(out)]) == 0
+    assert "supervised copy with a GRU-8 controller" in capsys.readouterr().out
+    assert (out / "checkpoint.npz").exists() and (out / "log.json").exists()
+    assert main(["evaluate", str(out / "checkpoint.npz"), "--complexities", "6", "--instances", "2"]) == 0
