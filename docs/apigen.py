@@ -41,8 +41,27 @@ def _first_line(module: str) -> str:
     return re.sub(r"[`*|_]", "", sentence).rstrip(".:;")
 
 
+def _foreign_members(module: str) -> list[str]:
+    """Names of methods that another library writes into the module's classes (matplotlib gives each
+    ``Artist`` subclass its own ``set``): their docstrings are that library's, in its markup, not the package's."""
+    mod = importlib.import_module(module)
+    names = set()
+    for cls in vars(mod).values():
+        if isinstance(cls, type) and cls.__module__ == module:
+            names.update(name for name, member in vars(cls).items() if callable(member) and not name.startswith("_")
+                         and not getattr(member, "__module__", PACKAGE).startswith(PACKAGE))
+    return sorted(names)
+
+
+def _automodule(module: str) -> str:
+    """An ``automodule`` directive with the module's members, those of ``_foreign_members`` excluded."""
+    foreign = _foreign_members(module)
+    return (f"\n.. automodule:: {module}\n   :members:\n"
+            + (f"   :exclude-members: {', '.join(foreign)}\n" if foreign else ""))
+
+
 def _module_page(module: str) -> str:
-    return _title(f"``{module}``") + f"\n.. automodule:: {module}\n   :members:\n"
+    return _title(f"``{module}``") + _automodule(module)
 
 
 def _subpackage_page(package: str) -> str:
@@ -56,7 +75,7 @@ def _subpackage_page(package: str) -> str:
         if module.count(".") != package.count(".") + 1 and hasattr(importlib.import_module(
                 module.rsplit(".", 1)[0]), "__all__"):
             continue
-        text += "\n" + f"``{module}``\n{'-' * (len(module) + 4)}\n" + f"\n.. automodule:: {module}\n   :members:\n"
+        text += "\n" + f"``{module}``\n{'-' * (len(module) + 4)}\n" + _automodule(module)
     return text
 
 

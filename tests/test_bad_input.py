@@ -79,7 +79,7 @@ CASES = [
     (["evaluate", "run/checkpoint.npz", "--lengths", BIG], f"at complexity {BIG} needs about"),
     (["train", "--units", str(10 ** 7)], f"--units {10 ** 7} needs about"),
     (["train", "--confirm-length", BIG], f"--confirm-length {BIG} needs about"),
-    (["train", "--mode", "supervised", "--target", BIG], f"--target {BIG} needs about"),
+    (["train-supervised", "--target", BIG], f"--target {BIG} needs about"),
     (["experiment", "figure3", "--complexities", BIG], "needs about"),
     (["experiment", "table1", "--confirm-length", BIG], f"--confirm-length {BIG} needs about"),
     # negative seeds, named
@@ -87,25 +87,33 @@ CASES = [
     (["train", "--seed", "-1"], "argument --seed: must be at least 0"),
     (["evaluate", "run/checkpoint.npz", "--seed", "-3"], "argument --seed: must be at least 0"),
     (["experiment", "table1", "--first-seed", "-1"], "argument --first-seed: must be at least 0"),
-    # options the command does not use
-    (["train", "--target", "100"], "--target is an option of supervised training (--mode supervised)"),
-    (["train", "--mode", "supervised", "--gamma", "0.9"], "--gamma is an option of Q-learning"),
-    (["train", "--mode", "supervised", "--no-penalty"], "--penalty is an option of Q-learning"),
-    (["train", "--mode", "supervised", "--resume", "--out", "run"], "--resume is for Q-learning runs"),
-    (["train", "--resume", "--out", "run", "--units", "32"], "--units cannot change a saved run"),
-    (["train", "--resume", "--out", "run", "--task", "reverse"], "--task cannot change a saved run"),
-    (["train", "--resume"], "--resume needs --out"),
+    # options the command does not have, combinations argparse refuses, a resumed run's options
+    (["train", "--target", "100"], "unrecognized arguments: --target 100"),
+    (["train", "--mode", "supervised"], "unrecognized arguments: --mode supervised"),
+    (["train-supervised", "--gamma", "0.9"], "unrecognized arguments: --gamma 0.9"),
+    (["train-supervised", "--no-penalty"], "unrecognized arguments: --no-penalty"),
+    (["train-supervised", "--resume", "--out", "run"], "unrecognized arguments: --resume"),
+    (["train", "--discount", "0.99", "--gamma", "0.9"], "argument --gamma: not allowed with argument --discount"),
+    (["train", "--resume", "--out", "run", "--units", "32"], "--units: the run in run was made with 16, not 32;"
+                                                             " --resume continues a run as it was made"),
+    (["train", "--resume", "--out", "run", "--task", "reverse"], "--task: the run in run was made with copy, not"
+                                                                 " reverse"),
+    (["train", "--resume", "--out", "run", "--no-penalty"], "--penalty: the run in run was made with on, not off"),
+    (["train", "--resume"], "--resume: runs/q-addition-gru-s0 holds no run to continue"),
     (["train", "--resume", "--out", "norun"], "--resume: norun holds no run to continue"),
+    (["automaton", "run/checkpoint.npz", "--out", "m", "--top", "5", "--complexities", "10"],
+     "argument --complexities: not allowed with argument --top"),
     (["experiment", "table1", "--controllers", "ff"], "unrecognized arguments: --controllers ff"),
     (["experiment", "table1", "--instances", "5"], "unrecognized arguments: --instances 5"),
     (["experiment", "figure3", "--columns", "full"], "unrecognized arguments: --columns full"),
     (["experiment", "figure3", "--gamma", "0.9"], "unrecognized arguments: --gamma 0.9"),
     (["experiment", "table1", "--reference"], "unrecognized arguments: --reference"),
     (["experiment", "appendix-c", "--reward", "binary"], "unrecognized arguments: --reward binary"),
-    (["experiment", "table1", "--summarize", "--seeds", "3"], "--seeds is not used by --summarize"),
-    (["experiment", "figure5", "--summarize", "--budget", "1000"], "--budget is not used by --summarize"),
-    (["experiment", "figure5", "--summarize", "--columns", "full"], "--columns is not used by --summarize"),
-    (["experiment", "appendix-b", "--summarize", "--workers", "1"], "--workers is not used by --summarize"),
+    (["experiment", "appendix-b", "--summarize", "--workers", "1"],
+     "argument --workers: not allowed with argument --summarize"),
+    (["experiment", "table1", "--workers", "2", "--summarize"], "argument --summarize: not allowed with argument"
+                                                                " --workers"),
+    (["experiment", "table1", "--summarize", "--out", "run"], "--out run: no run logs in run/runs"),
     (["experiment", "figure3", "--summarize"], "unrecognized arguments: --summarize"),
     (["evaluate", "run/checkpoint.npz", "--lengths", "10", "--complexities", "20"],
      "argument --complexities: not allowed with argument --lengths"),
@@ -129,9 +137,6 @@ CASES = [
     (["train", "--budget", "3e7"], "argument --budget: expected an integer, got '3e7'"),
     (["experiment", "table1", "--budget", "0"], "argument --budget: must be at least 1"),
     (["train", "--gamma", "nan"], "argument --gamma: must be in (0, 1]; got nan"),
-    (["train", "--discount", "0.99", "--gamma", "0.9"], "--gamma applies to the dynamic discount only;"
-                                                        " with discount=0.99 the discount is that constant:"
-                                                        " leave gamma at 1 (got 0.9)"),
     (["train", "--solved-lr", "-0.1"], "argument --solved-lr: must be at least 0"),
     (["evaluate", "run/checkpoint.npz", "--epsilon", "nan"], "argument --epsilon: epsilon must be in [0, 1]"),
     (["evaluate", "run/checkpoint.npz", "--instances", "0"], "argument --instances: must be at least 1"),
@@ -166,7 +171,7 @@ CASES = [
      "--fidelity 1000000000000 needs about"),
     (["table2", "--max-digits", "1000000000"], "--max-digits 1000000000 needs about"),
     (["table2", "--instances", "1000000000"], "--instances 1000000000 needs about"),
-    (["train", "--mode", "supervised", "--task", "addition3", "--base", "2"],
+    (["train-supervised", "--task", "addition3", "--base", "2"],
      "--task 'addition3' needs a base of at least 3; got base 2"),
 ]
 

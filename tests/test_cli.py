@@ -279,20 +279,123 @@ def test_each_sweep_parser_has_only_the_options_it_uses():
     assert "reward" not in SWEEPS["appendix-c"].names and "reward" in SWEEPS["appendix-b"].names
 
 
-@pytest.mark.parametrize("name", ["table1", "figure5", "appendix-b", "appendix-c"])
-def test_summarize_takes_what_it_reads_and_refuses_the_rest(name, tmp_path, capsys):
-    from tinyalgo.cli.sweeps import OPTIONS, SWEEPS
+def sweep_folder(folder):
+    """A sweep folder holding two finished copy runs (seeds 0 and 1, full column, budget 2,000, base 10, the 0/1
+    reward), each with a Figure 5 test at complexity 10 of 2 instances."""
+    import json
+    import shutil
+    from pathlib import Path
 
-    sweep = SWEEPS[name]
-    values = {"tasks": ["copy"], "bases": ["3"], "rewards": ["binary"], "budget": ["1000"], "complexities": ["10"],
-              "instances": ["2"]}
-    for option in sweep.summarize_reads:                 # accepted: fails later only for want of run logs
-        argv = ["experiment", name, "--summarize", "--out", str(tmp_path / "none"), "--" + option.replace("_", "-"),
-                *values[option]]
-        assert main(argv) == 2 and "is not used by --summarize" not in capsys.readouterr().err
-    unread = [n for n in sweep.names if n not in (*sweep.summarize_reads, "out", "summarize") and n in OPTIONS]
-    for option in unread:
-        value = {"tasks": "copy", "columns": "full", "rewards": "binary", "bases": "3"}.get(option, "1")
-        argv = ["experiment", name, "--summarize", "--" + option.replace("_", "-"), value]
-        assert main(argv) == 2
-        assert f"--{option.replace('_', '-')} is not used by --summarize" in capsys.readouterr().err
+    shutil.copytree(Path(__file__).parent / "fixtures" / "table1" / "runs", folder / "runs")
+    for seed in (0, 1):
+        (folder / "runs" / f"copy-full-s{seed}").mkdir()
+        (folder / "runs" / f"copy-full-s{seed}" / "figure5.json").write_text(json.dumps(
+            [dict(complexity=10, instances=2, solved=1.0, char_accuracy=1.0, tested=True)]))
+    return json.loads((folder / "runs" / "copy-full-s0.json").read_text())["config"]
+
+
+@pytest.mark.parametrize("name", ["table1", "figure5", "appendix-b", "appendix-c"])
+def test_summarize_uses_every_flag_it_accepts(name, tmp_path, capsys):
+    """No sweep parser accepts a flag its command then refuses: with --summarize, each other flag either selects
+    the saved runs (or, for figure5, the saved tests) and the table is made, or argparse refuses it (exit 2,
+    "not allowed with": --workers alone, which runs runs)."""
+    from tinyalgo.cli.main import build_parser
+    from tinyalgo.cli.sweeps import SWEEPS
+
+    config = sweep_folder(tmp_path)
+    leaves = dict(leaf_parsers(build_parser()))
+    values = dict(tasks=["copy"], columns=["full"], bases=["10"], rewards=["binary"], seeds=["2"], first_seed=["0"],
+                  budget=["2000"], complexities=["10"], instances=["2"], workers=["1"])
+    refused = set()
+    for action in flags_of(leaves[("experiment", name)]):
+        if action.dest in ("out", "summarize"):
+            continue
+        value = values.get(action.dest) or [str(config[action.dest])]
+        tests = [f for dest, f in (("complexities", ["--complexities", "10"]), ("instances", ["--instances", "2"]))
+                 if name == "figure5" and action.dest != dest for f in f]         # the folder's saved tests
+        argv = ["experiment", name, "--summarize", "--out", str(tmp_path), action.option_strings[0], *value, *tests]
+        status, err = main(argv), capsys.readouterr().err
+        if status == 2 and "not allowed with argument --summarize" in err:
+            refused.add(action.dest)
+            continue
+        assert status == 0, (argv, err)
+    assert refused == {"workers"} and set(SWEEPS[name].names) >= {"workers", "summarize"}
+
+
+def test_summarize_takes_the_runs_its_options_select(tmp_path, capsys):
+    sweep_folder(tmp_path)
+    table = tmp_path / "table1.csv"
+    assert main(["experiment", "table1", "--summarize", "--out", str(tmp_path)]) == 0
+    assert [line.split(",")[2] for line in table.read_text().splitlines()[1:]] == ["0", "1"]     # every run
+    assert main(["experiment", "table1", "--summarize", "--out", str(tmp_path), "--first-seed", "1"]) == 0
+    assert [line.split(",")[2] for line in table.read_text().splitlines()[1:]] == ["1"]
+    assert main(["experiment", "table1", "--summarize", "--out", str(tmp_path), "--seeds", "1"]) == 0
+    assert [line.split(",")[2] for line in table.read_text().splitlines()[1:]] == ["0"]
+    capsys.readouterr()
+    assert main(["experiment", "figure5", "--summarize", "--out", str(tmp_path), "--tasks", "walk"]) == 2
+    assert "none of its 2 saved runs is one that --tasks walk selects" in capsys.readouterr().err
+    assert main(["experiment", "appendix-b", "--summarize", "--out", str(tmp_path), "--gamma", "0.5"]) == 2
+    assert "none of its 2 saved runs is one that --gamma 0.5 selects" in capsys.readouterr().err
+
+
+def test_resume_uses_every_flag_it_accepts(tmp_path, monkeypatch, capsys):
+    """``train --resume`` takes every flag of ``train``: the saved run's own value continues it (the command
+    that started a run, with --resume), --budget sets its new budget, another value is one line naming both."""
+    import shutil
+    from pathlib import Path
+
+    from tinyalgo.cli import train
+    from tinyalgo.cli.main import build_parser
+    from tinyalgo.runs.checkpoint import load_checkpoint
+    from tinyalgo.runs.config import QConfig
+
+    out = tmp_path / "run"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "q-copy", out)
+    saved = QConfig.from_saved(load_checkpoint(str(out / "checkpoint.npz"))[1]["config"])
+    resumed = []
+    monkeypatch.setattr(train, "run_qlearning", lambda args, cfg, folder: resumed.append((cfg, folder)) or 0)
+    parser = dict(leaf_parsers(build_parser()))[("train",)]
+    for action in flags_of(parser):
+        if action.dest in ("out", "resume"):
+            continue
+        own = getattr(saved, action.dest)
+        if isinstance(own, bool):
+            flag = action.option_strings[0] if own else action.option_strings[-1]
+            argv, other = [flag], [action.option_strings[-1] if own else action.option_strings[0]]
+        else:
+            flag = action.option_strings[0]
+            argv = [flag, str(own)]
+            choices = [c for c in (action.choices or []) if str(c) != str(own)]
+            another = "reverse" if isinstance(own, str) else 0.5 if isinstance(own, float) else \
+                3 if action.dest == "base" else own + 1
+            other = [flag, str(choices[0] if choices else another)]
+        assert main(["train", "--resume", "--out", str(out), *argv]) == 0, (argv, capsys.readouterr().err)
+        assert resumed.pop() == (None, str(out))
+        status = main(["train", "--resume", "--out", str(out), *other])
+        err = capsys.readouterr().err
+        if action.dest == "budget":
+            assert status == 0 and resumed.pop() == (None, str(out))
+        else:
+            assert status == 2 and f"the run in {out} was made with" in err and err.count("\n") == 1, (other, err)
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(out, tmp_path / "runs" / "q-copy-gru-s0")
+    assert main(["train", "--task", "copy", "--units", "16", "--resume"]) == 0          # --out: the options' run
+    assert resumed.pop() == (None, str(Path("runs") / "q-copy-gru-s0"))
+
+
+def test_every_flag_of_every_command_gives_its_default():
+    from tinyalgo.cli.main import build_parser
+
+    for path, parser in leaf_parsers(build_parser()):
+        for action in flags_of(parser):
+            assert action.help and ("default" in action.help or action.required and "required" in action.help), \
+                (path, action.dest)
+
+
+def test_train_supervised_trains_and_saves_its_run(tmp_path, capsys):
+    out = tmp_path / "sup"
+    assert main(["train-supervised", "--task", "copy", "--units", "8", "--budget", "2000", "--target", "6",
+                 "--out", str(out)]) == 0
+    assert "supervised copy with a GRU-8 controller" in capsys.readouterr().out
+    assert (out / "checkpoint.npz").exists() and (out / "log.json").exists()
+    assert main(["evaluate", str(out / "checkpoint.npz"), "--complexities", "6", "--instances", "2"]) == 0

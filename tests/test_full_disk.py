@@ -26,7 +26,7 @@ def small_disk(monkeypatch):
 @pytest.mark.parametrize("argv,message", [
     (["train", "--task", "copy", "--budget", "1000", "--out", "run"],
      "--out run: 195.3 KiB free on its file system, the run's checkpoint, best model and log"),
-    (["train", "--mode", "supervised", "--task", "copy", "--budget", "1000", "--out", "run"],
+    (["train-supervised", "--task", "copy", "--budget", "1000", "--out", "run"],
      "--out run: 195.3 KiB free on its file system"),
     (["assignment", "make", "layers", "--out", "hw"], "195.3 KiB free on its file system, the copy, the instructor's"),
 ])

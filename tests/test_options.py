@@ -55,19 +55,19 @@ def test_one_declaration_makes_the_check_the_flags_the_job_and_the_csv_column(mo
 def test_the_train_flags_keep_their_names_and_defaults():
     parse = build_parser().parse_args
     assert from_args(QConfig, parse(["train"])) == QConfig()
-    assert from_args(SupervisedConfig, parse(["train", "--mode", "supervised"])) == SupervisedConfig(task="addition")
+    assert from_args(SupervisedConfig, parse(["train-supervised"])) == SupervisedConfig(task="addition")
     given = dict(controller="lstm", units=3, layers=2, seed=4, budget=100, dtype="float64",
                  discount="dynamic", gamma=0.9, q="one-step", penalty=False, reward="discretized",
                  exploration="release", greedy_lanes=2, solved_lr=0.03, solved_lr_after="pass", confirm_length=0,
                  confirm_passes=2, keep_best=False)
     argv = ["train", "--controller", "lstm", "--units", "3", "--layers", "2", "--seed", "4", "--budget", "100",
-            "--dtype", "float64", "--discount", "dynamic", "--gamma", "0.9", "--q",
+            "--dtype", "float64", "--gamma", "0.9", "--q",
             "one-step", "--no-penalty", "--reward", "discretized", "--exploration", "release", "--greedy-lanes", "2",
             "--solved-lr", "0.03", "--solved-lr-after", "pass", "--confirm-length", "0", "--confirm-passes", "2",
             "--no-keep-best"]
     cfg = from_args(QConfig, parse(argv))
     assert {k: getattr(cfg, k) for k in given} == given
-    assert from_args(SupervisedConfig, parse(["train", "--target", "50"])).target == 50
+    assert from_args(SupervisedConfig, parse(["train-supervised", "--target", "50"])).target == 50
     ex = parse(["experiment", "table1", "--gamma", "0.9", "--greedy-lanes", "5", "--confirm-length", "0",
                 "--confirm-passes", "2", "--solved-lr", "0.03", "--solved-lr-after", "pass"])
     assert overrides_from_args(QConfig, ex) == dict(gamma=0.9, greedy_lanes=5, confirm_length=0, confirm_passes=2,

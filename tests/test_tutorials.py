@@ -4,10 +4,8 @@ On a student's copy of every assignment (``tinyalgo assignment make``) each
 runs to its end as a plain script in fast mode: a cell that needs a function
 still stubbed says which one and which assignment
 (``tinyalgo.assignments.tutorial.skip_if_stub``), and every assignment is named
-by the tutorial that teaches it.  A solution copy is the package with only the
-fast twins of the assignments' functions stubbed, which the tutorials (they
-train on the reference path) never call, so a tutorial's run there is its run
-on the package: every cell runs, every ``assert`` holds and the figures are
+by the tutorial that teaches it.  A solution copy is the package as it is, so a
+tutorial's run there is its run on the package: every cell runs, every ``assert`` holds and the figures are
 written; in a Jupyter kernel, as the tutorial's notebook with its figures
 inline, when the ``notebooks`` extra is installed, otherwise as a plain
 script.  Tutorial 02's "your turn" teaches before and after the student's

@@ -28,7 +28,7 @@ GATE_BLOCKS = {
 
 
 def rel_error(a, b) -> float:
-    """max(|a - b| / max(1e-8, |a| + |b|)) over all entries."""
+    """``max(|a - b| / max(1e-8, |a| + |b|))`` over all entries."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     return float(np.max(np.abs(a - b) / np.maximum(1e-8, np.abs(a) + np.abs(b)))) if a.size else 0.0
 

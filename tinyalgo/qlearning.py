@@ -129,10 +129,14 @@ def watkins_targets(rewards, q_max, exploratory, terminal, gamma=1.0, v_hat=None
     the same episode whose action was exploratory (step t itself is always
     included, exploratory or not; the rollout's end counts as such a step).
 
-    * constant discount (``v_hat`` None):
+    * constant discount (``v_hat`` None)::
+
           target_t = sum_{k=t}^{last-1} gamma^(k-t) r_k + gamma^(last-t) max_a Q(s_last, a);
-    * dynamic discount (``v_hat`` given, the paper's default, gamma = 1):
+
+    * dynamic discount (``v_hat`` given, the paper's default, gamma = 1)::
+
           target_t = (sum_{k=t}^{last-1} r_k) / V_t + (V_last / V_t) max_a Qhat(s_last, a),
+
       i.e. the unnormalised return divided by V_t.
 
     With no cut before the episode ends the sum runs to the terminal step and
@@ -142,7 +146,7 @@ def watkins_targets(rewards, q_max, exploratory, terminal, gamma=1.0, v_hat=None
     greedy steps and is cut to 0 before an exploratory step.
 
     Computed by a backward recursion on the unnormalised return U_t = V_t G_t
-    (V = 1 without the dynamic discount), as the release sums rewards:
+    (V = 1 without the dynamic discount), as the release sums rewards::
 
         U_t = r_t + gamma * [not terminal_t] * ((1 - l_t) V_{t+1} q_{t+1} + l_t U_{t+1}),
         l_t = 0 if step t+1 is exploratory or t+1 = T, else lam.

@@ -12,11 +12,9 @@ grading tests (``grading/``) with ``points.json``, ``manifest.json``
 ``grade`` builds what it runs.
 
 Every copy, student or solution, trains on the student's functions:
-``tinyalgo train`` runs the taught layers, cores, controller and BPTT.  A
-function an assignment lists as a twin (``Assignment.twins``: the same
-gradients in another form) keeps its signature and docstring and raises
-``NotImplementedError`` (``stubs.stub_body``), so the answer cannot be read
-there.  Nothing else in a copy differs from the package.
+``tinyalgo train`` runs the taught layers, cores, controller and BPTT, and
+no other function in the package computes their gradients.  Nothing but the
+stubbed solution regions differs from the package.
 """
 from __future__ import annotations
 
@@ -29,7 +27,7 @@ import tempfile
 import tinyalgo
 from tinyalgo.assignments import registry
 from tinyalgo.assignments.manifest import build as build_manifest
-from tinyalgo.assignments.stubs import stub_body, stub_function
+from tinyalgo.assignments.stubs import stub_function
 
 SELFCHECK = pathlib.Path(__file__).resolve().parent / "selfcheck"     # the student's tests (pytest)
 GRADING = pathlib.Path(__file__).resolve().parent / "grading"         # the grader's tests (grade.py)
@@ -65,17 +63,6 @@ PYPROJECT = """\
 requires = ["setuptools>=61", "wheel"]
 build-backend = "setuptools.build_meta"
 """
-
-
-FAST_MESSAGE = "this function is not part of this assignment's copy"
-
-def twins_of(chosen) -> list:
-    """The fast twins of the assignments ``chosen``, each once, in registry order."""
-    seen = {}
-    for a in chosen:
-        for t in a.twins:
-            seen.setdefault((t.module, t.qualname), t)
-    return list(seen.values())
 
 
 def stub_message(assignment, function) -> str:
@@ -138,13 +125,11 @@ def make(names, out, solution: bool = False, package=None, instructor=None, auto
     the instructor's folder into ``instructor`` (default ``<out>-instructor``).
     ``solution``: keep the solution bodies in the copy (an instructor's check
     copy, full points).  ``package``: the tinyalgo directory to copy (default:
-    this one).  The twins of the chosen functions are stubbed in every copy,
-    ``solution`` or not (module docstring).  ``autograder="gradescope"`` also writes the
+    this one).  ``autograder="gradescope"`` also writes the
     autograder zip into the instructor's folder (``autograder.py``).
     Both folders are written in full or not at all.  Returns a summary:
     {"out", "instructor", "assignments", "stubbed": ["module:qualname"] (the
-    assignments' functions), "fast_stubbed": ["module:qualname"] (their fast
-    twins), "tutorials", "points", "autograder"}."""
+    assignments' functions), "tutorials", "points", "autograder"}."""
     chosen = registry.get(names)
     if autograder not in (None, "gradescope"):
         raise ValueError(f"--autograder {autograder!r}: allowed: gradescope")
@@ -160,10 +145,6 @@ def make(names, out, solution: bool = False, package=None, instructor=None, auto
 
     def text(path):
         return edits.get(path) or (source / pathlib.Path(path).relative_to("tinyalgo")).read_text(encoding="utf-8")
-    twins = twins_of(chosen)
-    for t in twins:
-        edits[t.path] = stub_body(text(t.path), t.qualname, FAST_MESSAGE, where=t.path, docstring=t.docstring)
-    kept = dict(edits)                                # the solution copy: twins stubbed, the regions kept
     for a in chosen:
         for f in a.functions:
             edits[f.path] = stub_function(text(f.path), f.qualname, stub_message(a, f), where=f.path)
@@ -189,7 +170,7 @@ def make(names, out, solution: bool = False, package=None, instructor=None, auto
         copy = handout
         if solution:
             copy = staging / "solution"
-            _write_copy(copy, source, kept, chosen, tutorials, handout_id)
+            _write_copy(copy, source, {}, chosen, tutorials, handout_id)
         for target, folder in ((out, copy), (instructor, inst)):
             if target.exists():
                 target.rmdir()
@@ -202,7 +183,7 @@ def make(names, out, solution: bool = False, package=None, instructor=None, auto
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return {"out": str(out), "instructor": str(instructor), "assignments": [a.name for a in chosen],
-            "stubbed": [] if solution else stubbed, "fast_stubbed": [f"{t.module}:{t.qualname}" for t in twins],
+            "stubbed": [] if solution else stubbed,
             "tutorials": [p.name for p in tutorials], "points": sum(a.total for a in chosen),
             "autograder": str(instructor / zip_path.relative_to(inst)) if zip_path else None}
 
@@ -252,7 +233,7 @@ def student_readme(chosen, tutorials=()) -> str:
   ordinary builtins (`len`, `range`, `zip`, ...).  It may not import other modules, open files, start
   processes, use `exec`/`eval`/`getattr`/`globals`, touch `__dunder__` names, or assign to anything it
   does not own (such as `np.sum = ...`).  It may not call the numerical gradient (`numerical_gradient`,
-  `rel_error`), the fast path (`tinyalgo.fast`), or what the assignment lists as off limits.  A body
+  `rel_error`), or what the assignment lists as off limits.  A body
   that does scores 0 for its assignment; the report names the line.
 - Each test has a time limit (30 s by default): an endless loop costs that test.
 - A syntax error is reported with its file and line; that assignment scores 0, the others are graded.
@@ -263,19 +244,13 @@ def student_readme(chosen, tutorials=()) -> str:
 
 def _training(chosen, student: bool) -> str:
     """The paragraph on how a copy trains: ``tinyalgo train`` runs the taught functions."""
-    twins = twins_of(chosen)
     you = "your" if student else "the student's"
-    text = (f"## Training with {you} code\n\n"
+    return (f"## Training with {you} code\n\n"
             "`tinyalgo train` runs the taught layers, cores, controller and backprop through time "
             "(`tinyalgo/layers.py`, `tinyalgo/cores.py`, `tinyalgo/controller.py`, `tinyalgo/bptt.py`), so "
             f"training runs {you} functions wherever it uses them.  Once they are right, for example\n\n"
             f"    tinyalgo train --task copy --out run1\n\n"
             f"trains a controller with them.\n")
-    if twins:
-        text += ("\nOther versions of these gradients are not part of this copy: their bodies raise "
-                 "`NotImplementedError`.\n\n" +
-                 "\n".join(f"  - `{t.module}.{t.qualname}` ({t.path}): {t.computes}" for t in twins) + "\n")
-    return text
 
 
 def instructor_readme(chosen, solution: bool, out, instructor) -> str:

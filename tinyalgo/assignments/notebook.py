@@ -27,7 +27,7 @@ METADATA = {"kernelspec": {"display_name": "Python 3", "language": "python", "na
 
 def script_cells(script: str, where: str = "the script") -> list:
     """The cells of a ``# %%`` script: [("code" | "markdown", source)], the
-    markdown without its ``# `` prefixes; a ValueError names a bad line."""
+    markdown without its ``"# "`` prefixes; a ValueError names a bad line."""
     cells, kind, lines = [], "code", []
 
     def close():

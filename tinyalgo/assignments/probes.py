@@ -26,7 +26,7 @@ def _same(a, b) -> bool:
 
 
 def watched(function, named: dict):
-    """{"out": function(*named.values()), "changed": [names of the arguments it changed in place]}."""
+    """``{"out": function(*named.values()), "changed": [names of the arguments it changed in place]}``."""
     before = {k: copy.deepcopy(v) for k, v in named.items()}
     out = function(*named.values())
     return {"out": out, "changed": [k for k in named if not _same(before[k], named[k])]}

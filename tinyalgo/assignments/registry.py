@@ -9,13 +9,6 @@ The grading tests of assignment ``name`` live in
 out with the copy, in ``selfcheck/test_<name>.py``); ``points`` gives each
 grading test's worth.  ``uses`` lists the assignments whose functions those tests also run
 (made together, the tests pass once all of them are written).
-
-``twins`` names functions outside the taught modules that would compute the
-same gradients as the assignment's functions in another form: in a copy
-their bodies after the docstring are replaced by ``raise
-NotImplementedError`` (``stubs.stub_body``), so the answer cannot be read
-there.  The package has none at present: training runs the taught
-functions themselves.
 """
 from __future__ import annotations
 
@@ -30,24 +23,6 @@ class Function:
     module: str
     qualname: str
     what: str
-
-    @property
-    def path(self) -> str:
-        """Its file, relative to the directory that holds the ``tinyalgo`` package."""
-        return self.module.replace(".", "/") + ".py"
-
-
-@dataclass(frozen=True)
-class Twin:
-    """A function outside the taught modules that computes what an assignment's
-    functions compute: ``module`` (dotted), ``qualname``, ``computes`` (what
-    of the answer it holds).  ``docstring``: the copy's docstring instead of
-    the original, when the original states the answer's formulas."""
-
-    module: str
-    qualname: str
-    computes: str
-    docstring: str = None
 
     @property
     def path(self) -> str:
@@ -72,7 +47,6 @@ class Assignment:
     tutorial: str                   # "02": tutorials/02_*.py teaches it
     minutes: int                    # expected time for a student
     uses: tuple = field(default=())
-    twins: tuple = field(default=())        # Twin: the same gradients in another form, stubbed in a copy
     forbidden: tuple = field(default=())    # names a solution may not call or name (besides OFF_LIMITS)
 
     @property

@@ -14,9 +14,6 @@ The package runs as is (the markers are comments).  ``stub_function``
 replaces the region, markers included, by one line
 ``raise NotImplementedError("<what>: see tutorial NN")``; the signature, the
 docstring and the code before the region (argument checks) stay.
-
-``stub_body`` stubs a whole function without markers (an assignment's twins
-of the taught functions): everything after the docstring goes.
 """
 from __future__ import annotations
 
@@ -79,64 +76,6 @@ def stub_function(source: str, qualname: str, message: str, where: str = "the mo
 
 def _quote(message: str) -> str:
     return '"' + message.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _end_with_comments(lines, node) -> int:
-    """The 0-based index after the last line of ``node``'s body, comment lines
-    indented deeper than its ``def`` included (the AST ends at the last statement)."""
-    last = node.end_lineno
-    while last < len(lines) and (not lines[last].strip() or (lines[last].lstrip().startswith("#") and
-                                 len(lines[last]) - len(lines[last].lstrip()) > node.col_offset)):
-        last += 1
-    while last > node.end_lineno and not lines[last - 1].strip():      # blank lines stay after the function
-        last -= 1
-    return last
-
-
-def docstring_node(node):
-    """The docstring statement of function ``node``, else None."""
-    first = node.body[0]
-    is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and \
-        isinstance(first.value.value, str)
-    return first if is_doc else None
-
-
-def body_span(source: str, qualname: str, where: str = "the module"):
-    """(first, end) 0-based line indices, end excluded, of ``qualname``'s body
-    after its docstring (comments inside it included), or a ValueError."""
-    node = find_function(ast.parse(source), qualname)
-    if node is None:
-        raise ValueError(f"no function {qualname!r} in {where}")
-    if node.body[0].lineno == node.lineno:
-        raise ValueError(f"{qualname} in {where} has its body on the def line; put it on lines of its own")
-    doc = docstring_node(node)
-    first = doc.end_lineno if doc is not None else node.body[0].lineno - 1
-    return first, _end_with_comments(source.splitlines(), node)
-
-
-def stub_body(source: str, qualname: str, message: str, where: str = "the module", docstring: str | None = None) -> str:
-    """``source`` with ``qualname``'s body after its docstring replaced by
-    ``raise NotImplementedError(message)`` (no markers needed); with
-    ``docstring``, the docstring too is replaced (by that text).  The result
-    must compile."""
-    first, end = body_span(source, qualname, where)
-    node = find_function(ast.parse(source), qualname)
-    indent = " " * node.body[0].col_offset
-    lines = source.splitlines(keepends=True)
-    start, head = first, ""
-    if docstring is not None:
-        if '"""' in docstring or docstring.endswith("\\"):
-            raise ValueError(f"the docstring given for {qualname} cannot be written between triple quotes")
-        doc = docstring_node(node)
-        start = doc.lineno - 1 if doc is not None else first
-        head = f'{indent}"""{docstring}"""\n'
-    out = "".join(lines[:start]) + head + f"{indent}raise NotImplementedError({_quote(message)})\n" + \
-        "".join(lines[end:])
-    try:
-        compile(out, where, "exec")
-    except SyntaxError as err:
-        raise ValueError(f"stubbing {qualname} in {where} leaves invalid Python: {err}") from None
-    return out
 
 
 def solution_text(source: str, qualname: str, where: str = "the module") -> str:

@@ -188,14 +188,6 @@ def check_writable_file(path: str, option: str, suffixes: tuple | None = None) -
     check_writable_folder(os.path.dirname(os.path.abspath(path)), option, shown=path)
 
 
-def refuse_given(args, names, why: str) -> None:
-    """A UsageError naming the first of ``names`` (attribute names) given on the command line (flags whose
-    value is None unless given)."""
-    for name in names:
-        if getattr(args, name, None) is not None:
-            raise UsageError(f"--{name.replace('_', '-')} {why}")
-
-
 def checkpoint_task(path: str, task) -> tuple:
     """(controller, task name, base) of a checkpoint; ``task`` (or None)
     must be the task it was trained on."""

@@ -102,38 +102,39 @@ def register(sub) -> None:
     commands = parser.add_subparsers(dest="assignment_command", metavar="{list,make,grade,grade-all}")
     parser.set_defaults(func=lambda args: (parser.print_help(), 0)[1])
     listing = commands.add_parser("list", help="the assignments: functions, points, tutorial, expected time")
-    listing.add_argument("-v", "--verbose", action="store_true", help="also every test and its points")
+    listing.add_argument("-v", "--verbose", action="store_true", help="also every test and its points (default off)")
     listing.set_defaults(func=cmd_list)
     make = commands.add_parser("make", help="write a student copy of the package with the named assignments stubbed,"
                                             " and the instructor's folder beside it")
     make.add_argument("names", nargs="+", metavar="NAME", help="assignments (see 'tinyalgo assignment list')")
-    make.add_argument("--out", required=True, help="a new or empty directory for the copy to hand out")
+    make.add_argument("--out", required=True, metavar="DIR",
+                      help="a new or empty directory for the copy to hand out (required)")
     make.add_argument("--instructor", metavar="DIR", help="a new or empty directory for the instructor's folder"
                                                            " (default: OUT-instructor)")
     make.add_argument("--solution", action="store_true",
-                      help="keep the solution bodies (an instructor's check copy: full points)")
+                      help="keep the solution bodies (an instructor's check copy: full points) (default off: stubbed)")
     make.add_argument("--autograder", choices=["gradescope"],
-                      help="also write the course platform's autograder into the instructor's folder")
+                      help="also write the course platform's autograder into the instructor's folder (default: none)")
     make.set_defaults(func=cmd_make)
     low, high = LIMITS["test_timeout"]
     timeout = dict(type=seconds_within(low, high), default=30.0, metavar="SECONDS",
                    help=f"time limit of each call into a submission, {low:g} to {high:g}; a test whose call runs"
-                        " past it fails (default 30)")
+                        " past it fails (default 30 seconds)")
     low, high = LIMITS["submission_timeout"]
     budget = dict(type=seconds_within(low, high), default=300.0, metavar="SECONDS",
                   help=f"time for a whole submission, {low:g} to {high:g}; tests left when it is spent score 0"
-                       " (default 300)")
+                       " (default 300 seconds)")
     confine = dict(choices=("auto", "bubblewrap", "fallback"), default="auto",
                    help="how the submission's code is confined: bubblewrap where it runs, else the fallback"
                         " (a separate process with resource limits and an audit hook); the report says which"
                         " (default auto)")
-    tests_help = "the instructor's tests folder written by 'assignment make' (OUT-instructor/tests)"
+    tests_help = "the instructor's tests folder written by 'assignment make' (OUT-instructor/tests) (required)"
     grade = commands.add_parser("grade", help="grade a student's copy with the instructor's tests")
     grade.add_argument("directory", help="a student's copy (the folder handed out, with their work)")
     grade.add_argument("--tests", required=True, help=tests_help)
-    grade.add_argument("--json", metavar="FILE", help="also write the grade as JSON (for a gradebook)")
+    grade.add_argument("--json", metavar="FILE", help="also write the grade as JSON (for a gradebook) (default: none)")
     grade.add_argument("--format", choices=FORMATS, default="tinyalgo",
-                       help="the JSON's schema: tinyalgo's, Gradescope's or PrairieLearn's results.json"
+                       help="the --json file's schema: tinyalgo's, Gradescope's or PrairieLearn's results.json"
                             " (default tinyalgo)")
     grade.add_argument("--test-timeout", **timeout)
     grade.add_argument("--submission-timeout", **budget)
@@ -145,7 +146,8 @@ def register(sub) -> None:
     every.add_argument("--tests", required=True, help=tests_help)
     every.add_argument("--csv", metavar="FILE", help="write the grades here (default: print them)")
     every.add_argument("--workers", type=int_at_least(1), default=None, metavar="N",
-                       help="submissions graded at once (default: one per core)")
+                       help="worker processes grading submissions side by side; the grades do not depend"
+                            " on it, only the wall time (default: one per core)")
     every.add_argument("--test-timeout", **timeout)
     every.add_argument("--submission-timeout", **budget)
     every.add_argument("--confinement", **confine)

@@ -74,16 +74,17 @@ def cmd_automaton(args) -> int:
     return 0
 
 
-def add_extraction_arguments(parser, out_what: str, top: str) -> None:
+def add_extraction_arguments(parser, out_what: str, top: str, complexities_group=None) -> None:
     """The arguments of a command that extracts a checkpoint's machine: the
     checkpoint, --out, --task, --complexities (default: 12 from the task's
-    minimum to ``top``) and --instances."""
+    minimum to ``top``; added to ``complexities_group`` if given, e.g. a
+    mutually exclusive group) and --instances."""
     parser.add_argument("checkpoint")
     parser.add_argument("--out", required=True, metavar="DIR", help=f"directory for {out_what} (required)")
     parser.add_argument("--task", type=task_name, default=None, metavar="TASK",
                         help=f"check that the checkpoint is of this task, one of {', '.join(TASKS)} (default: the"
                              " one it names)")
-    parser.add_argument("--complexities", type=int_at_least(1), nargs="+", default=None,
+    (complexities_group or parser).add_argument("--complexities", type=int_at_least(1), nargs="+", default=None,
                         help=f"recording complexities (default: 12 from the task's minimum to {top})")
     parser.add_argument("--instances", type=int_at_least(1), default=50,
                         help="recorded instances per complexity (default 50)")
@@ -91,9 +92,10 @@ def add_extraction_arguments(parser, out_what: str, top: str) -> None:
 
 def register(sub) -> None:
     a = sub.add_parser("automaton", help="extract the Mealy machine of a trained controller (paper Figure 4)")
-    add_extraction_arguments(a, "the machine, its drawing and report", "--top")
-    a.add_argument("--top", type=int_at_least(2), default=100,
-                   help="largest default recording complexity (default 100)")
+    recorded = a.add_mutually_exclusive_group()         # --top sets the default of --complexities
+    add_extraction_arguments(a, "the machine, its drawing and report", "--top", complexities_group=recorded)
+    recorded.add_argument("--top", type=int_at_least(2), default=100,
+                          help="largest recording complexity when --complexities is not given (default 100)")
     a.add_argument("--max-clusters", type=int_at_least(1), default=256,
                    help="largest number of k-means clusters tried (default 256)")
     a.add_argument("--fidelity", type=int_at_least(1), nargs="+", default=[100, 1000],

@@ -245,7 +245,7 @@ def register_analyses(names) -> None:
     p.add_argument("--long-machine", type=int_at_least(1), default=100, metavar="N",
                    help="machine instances at length 100,000 (default 100)")
     p.add_argument("--adversarial-digits", type=int_at_least(1), default=10000, metavar="DIGITS",
-                   help="digits of the corner instances (default 10000)")
+                   help="digits of the corner instances (default 10,000 digits)")
     p.add_argument("--record-instances", type=int_at_least(1), default=50, metavar="N",
                    help="instances recorded per complexity for the extraction (default 50)")
     p.add_argument("--tests", type=int_at_least(1), default=8, metavar="N",
@@ -285,7 +285,7 @@ def register_analyses(names) -> None:
     p.add_argument("--max-digits", type=int_at_least(1), default=2, metavar="D",
                    help="the longest training instance, in digits (default 2)")
     p.add_argument("--budget", type=int_at_least(1), default=2_000_000, metavar="CHARS",
-                   help="training characters at most (default 2,000,000)")
+                   help="training characters at most (default 2,000,000 characters)")
     p.set_defaults(func=cmd_figure4b)
 
     p = names.add_parser("sb3-example", help="Stable-Baselines3's PPO and RecurrentPPO against the Q-learner on copy"

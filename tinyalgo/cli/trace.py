@@ -92,7 +92,7 @@ def register(sub) -> None:
                     help="probability of a random joint action, in [0, 1] (default 0: greedy; Q-learning's lanes:"
                          " 0.05)")
     tr.add_argument("--explore-seed", type=int_at_least(0), default=None,
-                    help="seed of the exploration (default --seed)")
+                    help="seed of the exploration, with --epsilon above 0 (default --seed)")
     tr.add_argument("--width", type=int_in_range(1, MAX_WIDTH, " columns each side of the head"), default=8,
                     help=f"board columns each side of the head, at most {MAX_WIDTH} (default 8)")
     tr.add_argument("--step", action="store_true", help="one frame per key press (default off)")
@@ -104,13 +104,14 @@ def register(sub) -> None:
     t2.add_argument("--out", default="figures/table2", help="where the PNG, JSON and CSV go (default figures/table2)")
     t2.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the three trainings (default 0)")
     t2.add_argument("--budget", type=int_at_least(1), default=2_000_000,
-                    help="characters of curriculum training per model at most (default 2e6)")
+                    help="characters of curriculum training per model at most (default 2,000,000 characters)")
     t2.add_argument("--settle", type=int_at_least(0), default=2_000_000,
-                    help="characters trained on 1..max-digits digits after the curriculum (default 2e6)")
+                    help="characters trained on 1..max-digits digits after the curriculum"
+                         " (default 2,000,000 characters)")
     t2.add_argument("--digits", type=int_at_least(2), default=20,
-                    help="digits of the test instance (default 20, as the paper)")
+                    help="digits of the test instance (default 20 digits, as the paper)")
     t2.add_argument("--max-digits", type=int_at_least(2), default=10,
-                    help="longest training instance, digits (default 10, as the paper)")
+                    help="longest training instance, digits (default 10 digits, as the paper)")
     t2.add_argument("--test-seed", type=int, default=20,
                     help="seed of the test instance drawn in the figure (default 20)")
     t2.add_argument("--instances", type=int_at_least(1), default=50,

@@ -1,34 +1,31 @@
-"""The ``train`` command.
+"""The ``train`` and ``train-supervised`` commands.
 
     tinyalgo train                      # Q-learning on addition, the paper's best setting
-    tinyalgo train --mode supervised --task reverse --controller ff
+    tinyalgo train-supervised --task reverse --controller ff
     tinyalgo train --resume --out runs/addition-gru-s0
 
-Its flags are made from the declared options of ``QConfig`` and
-``SupervisedConfig`` (``tinyalgo.runs.options``).  Everything is checked before
-training starts: the options, the options the mode does not use, the run
-directory (``--out``) and the memory the run needs.
+Their flags are made from the declared options of ``QConfig`` and
+``SupervisedConfig`` (``tinyalgo.runs.options``), each command its own.
+``--resume`` continues the Q-learning run saved in ``--out`` (default: the
+run directory the options name): the options given must be the run's own,
+but ``--budget``, which it takes as the new budget; so the command that
+started a run, with ``--resume``, continues it.  Everything is checked
+before training starts: the options, the run directory and the memory the
+run needs.
 """
 from __future__ import annotations
 
 import os
 from dataclasses import asdict
 
-from tinyalgo.cli.args import (
-    UsageError,
-    add_task_arguments,
-    check_free_space,
-    check_writable_folder,
-    output_path,
-    refuse_given,
-    was_given,
-)
+from tinyalgo.cli.args import (UsageError, add_task_arguments, check_free_space, check_writable_folder, output_path,
+                               was_given)
 from tinyalgo.cli.progress import Progress
 from tinyalgo.cli.sizes import check_memory, controller_bytes, environment_bytes
 from tinyalgo.controller import PARAM_COPIES
 from tinyalgo.host.allocator import keep_freed_memory
 from tinyalgo.runs.beyond import BeyondThePaper
-from tinyalgo.runs.checkpoint import save_checkpoint
+from tinyalgo.runs.checkpoint import load_checkpoint, save_checkpoint
 from tinyalgo.runs.config import QConfig, SupervisedConfig
 from tinyalgo.runs.fileio import atomic_write_json, remove_stale_temporaries
 from tinyalgo.runs.options import add_arguments, declared, from_args
@@ -36,9 +33,7 @@ from tinyalgo.runs.rundir import RunSaver, checkpoint_path, held, resume_run
 from tinyalgo.supervised import train_supervised
 from tinyalgo.tasks import TASKS
 
-CONFIGS = {"Q-learning": QConfig, "supervised": SupervisedConfig}
-MODES = {"q": QConfig, "supervised": SupervisedConfig}
-RESUME_OPTIONS = ("budget",)          # what --resume can change; the rest is the saved run's
+CAN_CHANGE = ("budget",)          # what --resume takes from the command line; the rest is the saved run's
 
 
 def run_dir(args, cfg, mode: str) -> str:
@@ -49,24 +44,25 @@ def cli_options(cls) -> set:
     return {name for name, (_, opt) in declared(cls).items() if opt.cli}
 
 
-def check_mode_options(args) -> None:
-    """Refuse the options of the other mode (e.g. --target with Q-learning) and,
-    with --resume, every option but --budget."""
-    cls = MODES[args.mode]
-    other = "supervised" if args.mode == "q" else "q"
-    mode_words = {"q": "Q-learning (--mode q, the default)", "supervised": "supervised training (--mode supervised)"}
-    refuse_given(args, sorted(cli_options(MODES[other]) - cli_options(cls)),
-                 f"is an option of {mode_words[other]}; {mode_words[args.mode]} does not use it")
-    if args.resume:
-        if args.mode == "supervised":
-            raise UsageError("--resume is for Q-learning runs; supervised runs are short: start again"
-                             " without --resume")
-        why = ("cannot change a saved run: --resume continues it with its own options"
-               f" (only {', '.join('--' + n for n in RESUME_OPTIONS)} can be given)")
-        for name in ("task", "base"):
-            if was_given(args, name):
-                raise UsageError(f"--{name} {why}")
-        refuse_given(args, sorted(cli_options(cls) - set(RESUME_OPTIONS)), why)
+def _text(value) -> str:
+    return ("on" if value else "off") if isinstance(value, bool) else str(value)
+
+
+def check_same_run(args, out: str) -> None:
+    """With --resume: a UsageError unless every option given (but ``CAN_CHANGE``) is the saved run's own."""
+    _, extra = load_checkpoint(checkpoint_path(out))
+    if not isinstance(extra.get("config"), dict):
+        return                               # resume_run says what is missing
+    saved = QConfig.from_saved(extra["config"])
+    given = [n for n in sorted(cli_options(QConfig) - set(CAN_CHANGE)) if getattr(args, n, None) is not None]
+    given += [n for n in ("task", "base") if was_given(args, n)]
+    for name in given:
+        value, own = getattr(args, name), getattr(saved, name)
+        if value != own:
+            raise UsageError(f"--{name.replace('_', '-')}: the run in {out} was made with {_text(own)}, not"
+                             f" {_text(value)};"
+                             f" --resume continues a run as it was made (leave the option out, or give another"
+                             f" --out to start a new run; {', '.join('--' + n for n in CAN_CHANGE)} can change)")
 
 
 def check_out(args, out: str) -> None:
@@ -110,10 +106,13 @@ def check_run_memory(cfg) -> None:
 
 def train_qlearning(args) -> int:
 
-    cfg = None if args.resume else from_args(QConfig, args)
-    out = args.out if args.resume else run_dir(args, cfg, "q")
+    cfg = from_args(QConfig, args)
+    out = run_dir(args, cfg, "q")
     check_out(args, out)
-    if cfg is not None:
+    if args.resume:
+        check_same_run(args, out)
+        cfg = None
+    else:
         check_run_memory(cfg)
         check_room(out, cfg)
     with held(out, wait=False):                     # one process trains a run directory at a time
@@ -156,8 +155,8 @@ def run_qlearning(args, cfg, out: str) -> int:
     return 0
 
 
-def train_supervised_cmd(args) -> int:
-
+def cmd_train_supervised(args) -> int:
+    keep_freed_memory()                     # this process trains: rollouts reuse the heap (speed only)
     cfg = from_args(SupervisedConfig, args)
     out = run_dir(args, cfg, "sup")
     check_out(args, out)
@@ -178,30 +177,38 @@ def train_supervised_cmd(args) -> int:
 
 
 def cmd_train(args) -> int:
-    check_mode_options(args)
-    if args.resume and args.out is None:
-        raise UsageError("--resume needs --out, the run directory to continue")
     keep_freed_memory()                     # this process trains: rollouts reuse the heap (speed only)
-    return train_supervised_cmd(args) if args.mode == "supervised" else train_qlearning(args)
+    return train_qlearning(args)
 
 
 def register(sub) -> None:
 
-    train = sub.add_parser("train", help="train a controller (Q-learning by default)",
-                           description="Q-learning from input-output pairs (paper section 6) or the supervised"
-                                       " setting (section 5).  With no arguments: addition, GRU-200, dynamic"
-                                       " discount, Watkins Q(lambda), penalty.  The progress line shows the"
-                                       " curriculum's complexity, the last validation, characters per second,"
-                                       " the time elapsed and the time left to the budget.")
-    train.add_argument("--mode", choices=("q", "supervised"), default="q",
-                       help="q: Q-learning from input-output pairs (paper section 6); supervised: the"
-                            " ground-truth actions are given (section 5) (default q)")
+    train = sub.add_parser("train", help="train a controller with Q-learning from input-output pairs (paper section 6)",
+                           description="Q-learning from input-output pairs (paper section 6).  With no arguments:"
+                                       " addition, GRU-200, dynamic discount, Watkins Q(lambda), penalty.  The"
+                                       " progress line shows the curriculum's complexity, the last validation,"
+                                       " characters per second, the time elapsed and the time left to the budget.")
     add_task_arguments(train)
-    add_arguments(train, CONFIGS)
+    discount = ("discount", "gamma")        # gamma is the dynamic discount's (the default): one or the other
+    add_arguments(train, {"Q-learning": QConfig}, skip=discount)
+    add_arguments(train.add_mutually_exclusive_group(), {"Q-learning": QConfig},
+                  skip=cli_options(QConfig) - set(discount))
     train.add_argument("--out", type=output_path, default=None, metavar="DIR",
                        help="run directory: checkpoint.npz, best.npz and log.json are written there"
-                            " (default runs/<mode>-<task>-<controller>-s<seed>)")
+                            " (default runs/q-<task>-<controller>-s<seed>)")
     train.add_argument("--resume", action="store_true",
-                       help="continue the Q-learning run saved in --out, with its own options; --budget can"
-                            " be given (default off)")
+                       help="continue the run saved in --out as it was made: the options given must be its own,"
+                            " but --budget, its new budget (the command that started a run, with --resume,"
+                            " continues it) (default off)")
     train.set_defaults(func=cmd_train)
+
+    sup = sub.add_parser("train-supervised", help="train a controller on the ground-truth actions (paper section 5)",
+                         description="The supervised setting (paper section 5): the controller learns the"
+                                     " ground-truth actions of each instance, complexity by complexity, until it"
+                                     " solves --target.")
+    add_task_arguments(sup)
+    add_arguments(sup, {"supervised": SupervisedConfig})
+    sup.add_argument("--out", type=output_path, default=None, metavar="DIR",
+                     help="run directory: checkpoint.npz and log.json are written there"
+                          " (default runs/sup-<task>-<controller>-s<seed>)")
+    sup.set_defaults(func=cmd_train_supervised, resume=False)

@@ -216,12 +216,15 @@ def run_figure5(tasks, seeds, budget, out_dir, options, command, complexities=CO
     return write_figure5(rows, out_dir, command)
 
 
-def summarize_figure5(out_dir, command, complexities=COMPLEXITIES, instances=50, log=print) -> str:
+def summarize_figure5(out_dir, command, complexities=COMPLEXITIES, instances=50, log=print, select=None) -> str:
     """Rebuild the figure and the table from the run logs (``runs/<name>.json``) and the final models' tests
     (``runs/<name>/figure5.json``) in ``out_dir``, loose or packed, training and testing nothing; a run whose
-    model has no test at one of ``complexities`` is left out, and named.  The table's text."""
+    model has no test at one of ``complexities`` is left out, and named.  ``select(row)``: which runs (a
+    ``summarize_run`` row each) to take (default all).  The table's text."""
     rows, untested = [], []
     for row in summarize_directory(out_dir):
+        if select is not None and not select(row):
+            continue
         name = row_run_name(row)
         saved = saved_tests(os.path.join(out_dir, "runs", name), instances)
         if all(c in saved for c in complexities):

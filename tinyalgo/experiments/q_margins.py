@@ -1,6 +1,6 @@
 """How far apart the greedy action's Q-value and the next best one are, for
 the final addition models of a sweep over Table 1's 200-unit columns, on
-fresh instances: the margin q1 - q2 relative to |q1|, at every step of each
+fresh instances: the margin q1 - q2 relative to ``|q1|``, at every step of each
 lane's first instance.  A small relative margin is a decision that a little
 drift in the state can flip (paper section 6: the greedy policy of the
 Q-function).
@@ -26,7 +26,7 @@ CSV = "q_margins.csv"
 
 
 class MarginAgent(GreedyAgent):
-    """The greedy agent, keeping (q1 - q2) / |q1| of every lane still in its first instance."""
+    """The greedy agent, keeping ``(q1 - q2) / |q1|`` of every lane still in its first instance."""
 
     def start(self, batch):
         super().start(batch)

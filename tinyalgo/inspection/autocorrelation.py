@@ -62,7 +62,7 @@ def phase_means(A, phases) -> dict:
 
 
 def within_phase_by_lag(A, phases, lags=((1, 2), (3, 7), (8, None))) -> list:
-    """Mean of A_ij over pairs in the same phase whose time lag |i - j| lies
+    """Mean of A_ij over pairs in the same phase whose time lag ``|i - j|`` lies
     in each ``(lo, hi)`` range of ``lags`` (hi None: no upper bound); NaN for
     an empty range.  A state that only knows its phase (a two-state
     automaton) gives the same mean at every lag; a state that also counts
