@@ -61,9 +61,9 @@ def test_a_rollout_equals_the_plain_steps(core, layers):
     q, logp, caches, final = rollout_forward(ctrl, obs, resets, state0)
     rollout, state = ctrl.rollout(), state0
     for t in range(T):
-        q_t, logp_t, state = rollout.step(obs[t], state, resets[t])
+        q_t, scores, state = rollout.step(obs[t], state, resets[t])
         assert_same(q[t], q_t, f"q at step {t}")
-        assert_same(logp[t], logp_t, f"logp at step {t}")
+        assert_same(logp[t], log_softmax_forward(scores)[0], f"logp at step {t}")
     assert_same(final, state, "final state")
     state = plain = state0
     for t in range(T):

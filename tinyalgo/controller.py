@@ -23,9 +23,11 @@ state, and no gradient flows back from them into the previous episode: the
 *episode barrier*.
 
 Training and evaluation go through ``rollout()`` (``tinyalgo.controller_rollout``):
-T steps with the parameters fixed, which look the first pre-activation up
-and run both heads as one product.  ``infer`` is ``step`` without a cache
-and without the log-softmax (evaluation, acting, the bootstrap).
+T steps with the parameters fixed, which look the first pre-activation up,
+take each gate's recurrent weights as a contiguous block, run both heads as
+one product and leave the log-softmax to backpropagation (``forward`` is
+``step`` up to the symbol scores).  ``infer`` is ``forward`` without a cache
+(evaluation, acting, the bootstrap).
 """
 from __future__ import annotations
 
@@ -60,7 +62,8 @@ class StepCache(NamedTuple):
     tanh: np.ndarray        # tanh_forward's cache
     q: tuple                # affine_forward's cache of the action head
     sym: tuple              # affine_forward's cache of the symbol head
-    log_softmax: np.ndarray  # log_softmax_forward's cache
+    log_softmax: np.ndarray  # log_softmax_forward's cache; None if the step did not take it (``forward``)
+    scores: np.ndarray = None   # (B, V) the symbol head's raw scores, the log-softmax's input
 
 
 def episode_barrier(reset, dtype):
@@ -220,7 +223,7 @@ class Controller:
             q_cache, sym = AffineCache(t, P["q.w"]), AffineCache(t, P["sym.w"])
         if not keep_cache:
             return q, scores, new_state, None
-        return q, scores, new_state, StepCache(keep, embed, core_caches, extra, tanh_cache, q_cache, sym, None)
+        return q, scores, new_state, StepCache(keep, embed, core_caches, extra, tanh_cache, q_cache, sym, None, scores)
 
     def step(self, obs, state, reset=None, composed: Composed | None = None, state_checked: bool = False):
         """One step for all lanes.  obs int (B, F); state from
@@ -356,8 +359,8 @@ class Controller:
     def rollout(self) -> Rollout:
         """A rollout with the parameters fixed until it ends (training's
         unroll, or an evaluation; ``tinyalgo.controller_rollout``):
-        ``.step(obs, state, reset) -> (q, logp, state)`` keeps each step's
-        cache, ``.infer(...) -> (q, scores, state)`` keeps none,
+        ``.step(obs, state, reset) -> (q, symbol scores, state)`` keeps each
+        step's cache, ``.infer(...) -> (q, scores, state)`` keeps none,
         ``.backward(dq, dlogp) -> (grads, dstate0)`` once at the end."""
         return Rollout(self)
 

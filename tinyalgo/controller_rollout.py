@@ -17,10 +17,11 @@ is computed once (``Composed``):
 * each core layer's recurrent weights, gate by gate, as contiguous blocks
   (``cores.gate_columns``, where it says why).
 
-Inference (``Rollout.infer``: evaluation, acting, the bootstrap) keeps no
-cache and returns the symbol head's raw scores: their argmax is the symbol
-written and their softmax the probabilities, so the log-softmax is not
-taken.
+A rollout's steps return the symbol head's raw scores: their argmax is
+the symbol written and their softmax the probabilities, so a step does not
+take the log-softmax; backpropagation takes it for all T steps at once
+(``stack_caches``).  Inference (``Rollout.infer``: evaluation, acting, the
+bootstrap) keeps no cache.
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ import numpy as np
 from tinyalgo import bptt
 from tinyalgo.cores import gate_columns
 from tinyalgo.cores import stack_caches as stack_core_caches
-from tinyalgo.layers import AffineCache, FieldTables, OnehotCache, field_tables
+from tinyalgo.layers import AffineCache, FieldTables, OnehotCache, field_tables, log_softmax_forward
 
 
 class Composed(NamedTuple):
@@ -58,15 +59,19 @@ def stack_caches(caches):
     heads), the step order kept: what ``Controller.heads_backward`` and
     ``first_layer_backward`` take to do all T steps in one call, and per core
     layer its T caches stacked (``cores.stack_caches``) for
-    ``cores_weights_backward``.  ``keep`` is None."""
+    ``cores_weights_backward``.  ``keep`` is None.  The log-softmax, whose
+    cache the symbol head's backward pass reads, is taken here for all T
+    steps at once from their scores: a rollout's steps do not take it
+    (``Rollout.step``)."""
     c0 = caches[0]
     rows = OnehotCache(np.concatenate([c.embed.rows for c in caches]), c0.embed.shape)
     t = np.concatenate([c.tanh for c in caches])
     extra_x = None if c0.extra.x is None else np.concatenate([c.extra.x for c in caches])
     core_rows = [stack_core_caches([c.cores[l] for c in caches]) for l in range(len(c0.cores))]
+    scores = np.concatenate([c.scores for c in caches])
     return c0._replace(keep=None, embed=rows, cores=core_rows, extra=AffineCache(extra_x, c0.extra.w), tanh=t,
                        q=AffineCache(t, c0.q.w), sym=AffineCache(t, c0.sym.w),
-                       log_softmax=np.concatenate([c.log_softmax for c in caches]))
+                       log_softmax=log_softmax_forward(scores)[1], scores=scores)
 
 
 class Rollout:
@@ -82,12 +87,16 @@ class Rollout:
         self._returned = None                  # the state the last step returned
 
     def step(self, obs, state, reset=None):
-        """``Controller.step`` keeping its cache: (q (B, A), logp (B, V), new state)."""
-        q, logp, state, cache = self.controller.step(obs, state, reset, composed=self.composed,
-                                                     state_checked=state is self._returned)
+        """``Controller.step`` keeping its cache, up to the symbol scores:
+        (q (B, A), scores (B, V), new state).  Their argmax is the symbol
+        written and their softmax the probabilities; the log-softmax that
+        backpropagation needs is taken for all steps at once
+        (``stack_caches``)."""
+        q, scores, state, cache = self.controller.forward(obs, state, reset, composed=self.composed,
+                                                          state_checked=state is self._returned)
         self.caches.append(cache)
         self._returned = state
-        return q, logp, state
+        return q, scores, state
 
     def infer(self, obs, state, reset=None):
         """``Controller.infer``: (q (B, A), symbol scores (B, V), new state), no cache."""
