@@ -229,9 +229,11 @@ class Controller:
         """One step for all lanes.  obs int (B, F); state from
         ``initial_state`` or the previous step; reset bool (B,): lanes that
         start an episode now.  ``composed``: ``composed()`` of the current
-        parameters, to look the first pre-activation up and to run both
-        heads in one product (else the observation is embedded and
-        multiplied by the first matrix, and each head is its own product).
+        parameters, to look the first pre-activation up, to take each gate's
+        recurrent weights as a contiguous block and to run both heads in one
+        product (else the observation is embedded and multiplied by the first
+        matrix, the gates' weights are views of the fused matrices, and each
+        head is its own product).  ``state_checked``: see ``forward``.
         Returns (q (B, A), logp (B, V), new state, StepCache)."""
         q, scores, new_state, cache = self.forward(obs, state, reset, composed, state_checked=state_checked)
         logp, log_softmax = log_softmax_forward(scores)
