@@ -1,4 +1,4 @@
-"""A rollout of the controller (paper section 6; docs/original-release.md#bptt):
+"""A rollout of the controller (paper section 6, docs/original-release.md#bptt):
 T steps of ``Controller.step`` for all lanes with the parameters fixed, as
 training unrolls them before one SGD step and as evaluation runs them, then
 backpropagation through time (``tinyalgo.bptt``) over the steps' caches.
