@@ -81,10 +81,10 @@ class LSTMCache(NamedTuple):
 
 def transposed(p, inputs: bool = True) -> dict:
     """Contiguous copies of the transposes of a core layer's weight matrices,
-    {name: w.T} (without ``inputs``, not wx).  A backward pass multiplies by them at every step; BLAS runs
-    those products faster with a contiguous w.T than with the strided view,
-    so backpropagation through time makes them once (the parameters are fixed
-    during a rollout)."""
+    {name: w.T} (without ``inputs``, not wx).  A backward pass multiplies by
+    them at every step; BLAS runs those products faster with a contiguous
+    w.T than with the strided view, so backpropagation through time makes
+    them once (the parameters are fixed during a rollout)."""
     return {k: np.ascontiguousarray(v.T) for k, v in p.items() if k.startswith("w") and (inputs or k != "wx")}
 
 
