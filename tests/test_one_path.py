@@ -227,3 +227,16 @@ def test_the_contiguous_gate_blocks_give_the_same_step(core):
     else:
         assert_same(cores.lstm_step_forward(x, h, c, p)[:2], cores.lstm_step_forward(x, h, c, p, gates=gates)[:2],
                     "h', c'")
+
+
+def test_a_rollout_checks_every_state_it_did_not_return():
+    ctrl = make("gru", 1)
+    rollout, obs = ctrl.rollout(), np.zeros((2, 5), dtype=np.int64)
+    with pytest.raises(ValueError, match="state of layer 0 must hold"):
+        rollout.step(obs, [(np.zeros((2, 4)),)])
+    _, _, state = rollout.step(obs, ctrl.initial_state(2))
+    _, _, state = rollout.step(obs, state)                 # the state it returned
+    with pytest.raises(ValueError, match="state of layer 0 must hold"):
+        rollout.infer(obs, [(state[0][0][:, :3],)])
+    with pytest.raises(ValueError, match="obs values must be below"):
+        rollout.step(obs + 9, state)                       # the observation is always checked
