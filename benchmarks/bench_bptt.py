@@ -1,6 +1,6 @@
 """Microseconds per time step (all B lanes) of the hand-written controllers.
 
-    python benchmarks/bench_bptt.py [--default-malloc] [--smoke] [--cpu-time]
+    python benchmarks/bench_bptt.py [--cores ff,gru,lstm] [--default-malloc] [--smoke] [--cpu-time]
 
 Forward (training, with caches) and forward + backward (BPTT) over T = 50
 steps of B = 20 lanes, for FF, GRU and LSTM at 200 units in float32 and
@@ -8,7 +8,8 @@ float64, as the training loops run them (``Controller.rollout``); and the
 inference forward at B = 50, as evaluation runs it.  Median of repeats.
 The allocator is tuned as the command line tunes it
 (``tinyalgo.host.allocator``) unless ``--default-malloc`` is given.
-``--smoke``: 8 units, T = 3, one repeat; ``--cpu-time``: see ``timing.py``.
+``--cores``: which cores (default all three); ``--smoke``: 8 units, T = 3,
+one repeat; ``--cpu-time``: see ``timing.py``.
 It also runs on revisions before the one path (for comparisons side by side):
 there ``rollout`` takes (T, B) and the fast path is measured.
 """
@@ -63,12 +64,17 @@ def bench(core, dtype, units=200, B=20, T=50, B_infer=50):
 
 
 if __name__ == "__main__":
+    cores = sys.argv[sys.argv.index("--cores") + 1].split(",") if "--cores" in sys.argv[:-1] else ("ff", "gru", "lstm")
+    if not set(cores) <= {"ff", "gru", "lstm"}:
+        print(f"bench_bptt.py: --cores takes ff, gru and lstm separated by commas; got {','.join(cores)}",
+              file=sys.stderr)
+        sys.exit(2)
     if "--default-malloc" not in sys.argv:
         keep_freed_memory()
     units, T = smoke_or(200, 8), smoke_or(50, 3)
     print(f"{'core':5s} {'dtype':8s} {'forward us':>11s} {'fwd+bwd us':>11s} {'infer B=50 us':>14s}"
           f"   (per step, {units} units, B=20, T={T}, one thread)")
-    for core in ("ff", "gru", "lstm"):
+    for core in cores:
         for dtype in ("float32", "float64"):
             f, fb, i = bench(core, dtype, units=units, T=T)
             print(f"{core:5s} {dtype:8s} {f:11.1f} {fb:11.1f} {i:14.1f}")

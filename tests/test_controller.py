@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from tinyalgo.controller import Controller, ControllerConfig, rollout_forward
+from tinyalgo.layers import log_softmax_forward
 from tinyalgo.gradcheck import EXTENDED, EXTENDED_STEP, GATE_BLOCKS, TOLERANCE, check_gradients, format_report
 
 SIZES = (5, 5, 2, 5, 3)
@@ -99,9 +100,10 @@ def test_inference_equals_training_forward(core, layers, dtype):
     q, logp, _, _ = rollout_forward(ctrl, obs, resets, ctrl.initial_state(4))
     state = ctrl.initial_state(4)
     for t in range(6):
-        qi, li, state = ctrl.infer(obs[t], state, resets[t])
+        qi, scores, state = ctrl.infer(obs[t], state, resets[t])
         np.testing.assert_array_equal(qi, q[t])
-        np.testing.assert_array_equal(li, logp[t])
+        np.testing.assert_array_equal(log_softmax_forward(scores)[0], logp[t])    # infer skips the log-softmax
+        np.testing.assert_array_equal(scores.argmax(axis=1), logp[t].argmax(axis=1))
         assert qi.dtype == np.dtype(dtype)
 
 

@@ -1,9 +1,11 @@
 """The one path the controller trains and evaluates on: its parts agree with
 each other in float64, and training runs the taught functions.
 
-* a rollout's steps (the first layer gathered from the embedding composed
-  with ``wx``) equal ``Controller.step`` without it, and ``infer`` equals
-  ``step``;
+* a rollout's steps (the first layer looked up from the embedding composed
+  with ``wx``, the recurrent weights in contiguous gate blocks, both heads in
+  one product) equal ``Controller.step`` without them, and ``infer`` equals
+  ``step`` up to the log-softmax it skips; the lookup (``field_tables``) and
+  the gate blocks (``gate_columns``) each equal the plain maths;
 * ``bptt.backward`` (products over all steps around the sweep) equals the
   sum of ``Controller.step_backward`` over the steps, and each core's step
   backward equals its two parts;
@@ -20,6 +22,8 @@ from tinyalgo import bptt, cores
 from tinyalgo import controller as controller_module
 from tinyalgo.cli import main
 from tinyalgo.controller import rollout_forward
+from tinyalgo.layers import (field_offsets, field_tables, field_tables_forward, log_softmax_forward,
+                             onehot_affine_forward)
 from tinyalgo.qtraining import QTrainer
 from tinyalgo.runs.config import QConfig, SupervisedConfig
 from tinyalgo.runs.rundir import resume_run
@@ -57,16 +61,16 @@ def test_a_rollout_equals_the_plain_steps(core, layers):
     q, logp, caches, final = rollout_forward(ctrl, obs, resets, state0)
     rollout, state = ctrl.rollout(), state0
     for t in range(T):
-        q_t, logp_t, state = rollout.step(obs[t], state, resets[t])
+        q_t, scores, state = rollout.step(obs[t], state, resets[t])
         assert_same(q[t], q_t, f"q at step {t}")
-        assert_same(logp[t], logp_t, f"logp at step {t}")
+        assert_same(logp[t], log_softmax_forward(scores)[0], f"logp at step {t}")
     assert_same(final, state, "final state")
     state = plain = state0
     for t in range(T):
-        q_t, logp_t, state = rollout.infer(obs[t], state, resets[t])
-        assert_same((q[t], logp[t]), (q_t, logp_t), f"inferred outputs at step {t}")
-        q_t, logp_t, plain = ctrl.infer(obs[t], plain, resets[t])
-        assert_same((q[t], logp[t]), (q_t, logp_t), f"plain inferred outputs at step {t}")
+        q_t, scores, state = rollout.infer(obs[t], state, resets[t])
+        assert_same((q[t], logp[t]), (q_t, log_softmax_forward(scores)[0]), f"inferred outputs at step {t}")
+        q_t, scores, plain = ctrl.infer(obs[t], plain, resets[t])
+        assert_same((q[t], logp[t]), (q_t, log_softmax_forward(scores)[0]), f"plain inferred outputs at step {t}")
     dq, dlogp = rng.normal(size=(T, B, 8)), rng.normal(size=(T, B, 6))
     dfinal = [tuple(rng.normal(size=a.shape) for a in s) for s in state0]
     assert_same(ctrl.backward(caches, dq, dlogp, dfinal), rollout.backward(dq, dlogp, dfinal), "rollout.backward")
@@ -193,3 +197,46 @@ def test_a_resumed_run_equals_the_uninterrupted_run(tmp_path):
     assert a.state.chars == b.state.chars >= 4000
     for k in a.controller.params:
         assert np.array_equal(a.controller.params[k], b.controller.params[k]), k
+
+
+@pytest.mark.parametrize("sizes,max_rows", [((5, 5, 2, 5, 3), 512), ((17, 17, 2, 5, 3), 512), ((7, 3, 4), 1),
+                                            ((600, 2), 512), ((3,), 512)])
+def test_the_first_layer_lookup_equals_the_onehot_affine_layer(sizes, max_rows):
+    rng = np.random.default_rng(8)
+    w, b = rng.normal(size=(sum(sizes), 6)), rng.normal(size=6)
+    obs = np.stack([rng.integers(0, s, size=40) for s in sizes], axis=1)
+    obs[0] = np.array(sizes) - 1                                   # every field at its largest value
+    obs[1] = 0
+    tables = field_tables(w, b, sizes, max_rows=max_rows)
+    assert all(len(t) <= max(max_rows, max(sizes)) for t in tables.tables)
+    assert_same(onehot_affine_forward(obs, field_offsets(sizes), w, b)[0], field_tables_forward(obs, tables),
+                "looked up")
+
+
+@pytest.mark.parametrize("core", ["gru", "lstm"])
+def test_the_contiguous_gate_blocks_give_the_same_step(core):
+    rng = np.random.default_rng(9)
+    B, D, H = 3, 4, 5
+    p = {k: rng.uniform(-0.9, 0.9, size=s) for k, s in cores.core_param_shapes(core, D, H).items()}
+    gates = cores.gate_columns(p["wh"], H)
+    assert len(gates) == p["wh"].shape[1] // H and all(g.flags.c_contiguous and g.shape == (H, H) for g in gates)
+    assert_same(np.concatenate(gates, axis=1), p["wh"], "the blocks side by side")
+    x, h, c = (rng.normal(size=(B, n)) for n in (D, H, H))
+    if core == "gru":
+        assert_same(cores.gru_step_forward(x, h, p)[:1], cores.gru_step_forward(x, h, p, gates=gates)[:1], "h'")
+    else:
+        assert_same(cores.lstm_step_forward(x, h, c, p)[:2], cores.lstm_step_forward(x, h, c, p, gates=gates)[:2],
+                    "h', c'")
+
+
+def test_a_rollout_checks_every_state_it_did_not_return():
+    ctrl = make("gru", 1)
+    rollout, obs = ctrl.rollout(), np.zeros((2, 5), dtype=np.int64)
+    with pytest.raises(ValueError, match="state of layer 0 must hold"):
+        rollout.step(obs, [(np.zeros((2, 4)),)])
+    _, _, state = rollout.step(obs, ctrl.initial_state(2))
+    _, _, state = rollout.step(obs, state)                 # the state it returned
+    with pytest.raises(ValueError, match="state of layer 0 must hold"):
+        rollout.infer(obs, [(state[0][0][:, :3],)])
+    with pytest.raises(ValueError, match="obs values must be below"):
+        rollout.step(obs + 9, state)                       # the observation is always checked

@@ -22,14 +22,12 @@ Lanes that start a new episode at a step (``reset``) get a zero incoming
 state, and no gradient flows back from them into the previous episode: the
 *episode barrier*.
 
-Training and evaluation go through ``rollout()``: the parameters are fixed
-while it lasts, so the embedding and the first matrix after it (core0's
-``wx``, or the extra layer's for FF), two linear maps in a row with nothing
-between them, are multiplied once (``composed``), and each step gathers
-its first pre-activation from that product instead of multiplying the
-embedded observation by the matrix; the two heads, which read the same t,
-run as one product.
-``infer`` is ``step`` without keeping a cache (evaluation, the bootstrap).
+Training and evaluation go through ``rollout()`` (``tinyalgo.controller_rollout``):
+T steps with the parameters fixed, which look the first pre-activation up,
+take each gate's recurrent weights as a contiguous block, run both heads as
+one product and leave the log-softmax to backpropagation (``forward`` is
+``step`` up to the symbol scores).  ``infer`` is ``forward`` without a cache
+(evaluation, acting, the bootstrap).
 """
 from __future__ import annotations
 
@@ -38,39 +36,18 @@ from typing import NamedTuple
 import numpy as np
 
 from tinyalgo import bptt
-from tinyalgo.controller_config import ControllerConfig, init_params
-from tinyalgo.host.memory import check_memory
+from tinyalgo.controller_config import (CACHE_ARRAYS, PARAM_COPIES, ControllerConfig,  # noqa: F401 (imported from here)
+                                        check_params, init_params, layout_mismatch, memory_bytes)
+from tinyalgo import controller_rollout
+from tinyalgo.controller_rollout import Composed, Rollout, rollout_forward, stack_caches  # noqa: F401
 from tinyalgo.cores import (STATE_ARRAYS, gru_state_backward, gru_step_forward, gru_weights_backward,
-                            lstm_state_backward, lstm_step_forward, lstm_weights_backward)
-from tinyalgo.cores import stack_caches as stack_core_caches
-from tinyalgo.cores import transposed
-from tinyalgo.layers import (AffineCache, OnehotCache, affine_backward, affine_forward, log_softmax_backward,
-                             log_softmax_forward, onehot_affine_backward, onehot_affine_forward, tanh_backward,
-                             tanh_forward)
-
-CACHE_ARRAYS = {"ff": 0, "gru": 12, "lstm": 16}   # arrays of ``units`` numbers a step caches per core layer
-PARAM_COPIES = 4                  # parameters, gradients, a boundary copy and the best model's
+                            lstm_state_backward, lstm_step_forward, lstm_weights_backward, transposed)
+from tinyalgo.host.memory import check_memory
+from tinyalgo.layers import (AffineCache, OnehotCache, affine_backward, affine_forward, field_tables_forward,
+                             log_softmax_backward, log_softmax_forward, onehot_affine_backward,
+                             onehot_affine_forward, tanh_backward, tanh_forward)
 
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}   # obs viewed as unsigned: negatives are huge
-
-
-def layout_mismatch(config: ControllerConfig, env):
-    """The first of (observation fields, actions, symbols) where a controller
-    of ``config`` does not fit ``env``, as (name, config's, env's); None if it fits."""
-    need = dict(obs_sizes=tuple(env.obs_sizes), n_actions=env.n_actions, n_symbols=env.vocab.size)
-    for name, value in need.items():
-        if tuple(np.atleast_1d(getattr(config, name))) != tuple(np.atleast_1d(value)):
-            return name, getattr(config, name), value
-    return None
-
-
-def memory_bytes(units: int, layers: int, core: str, batch: int = 0, steps: int = 0, itemsize: int = 8) -> int:
-    """An upper bound of a controller's memory: its parameters (x
-    ``PARAM_COPIES``) and a rollout's caches of ``batch`` lanes x ``steps``."""
-    per_layer = {"ff": 0, "gru": 3, "lstm": 4}[core] * 2 * units * units
-    params = (per_layer * layers + units * units + 64 * units) * itemsize
-    caches = batch * steps * units * (CACHE_ARRAYS[core] * max(layers, 1) + 6) * itemsize
-    return PARAM_COPIES * params + caches
 
 
 class StepCache(NamedTuple):
@@ -85,23 +62,8 @@ class StepCache(NamedTuple):
     tanh: np.ndarray        # tanh_forward's cache
     q: tuple                # affine_forward's cache of the action head
     sym: tuple              # affine_forward's cache of the symbol head
-    log_softmax: np.ndarray  # log_softmax_forward's cache
-
-
-class Composed(NamedTuple):
-    """What a rollout computes once from its fixed parameters.
-
-    * The embedding composed with the first matrix W after it (core0's input
-      weights ``wx``, or ``extra.w`` for FF) and its bias b: both maps are
-      linear, so onehot(obs) @ embed.w @ W + embed.b @ W + b is
-      ``onehot_affine_forward(obs, offsets, first_w, first_b)``.
-    * Both heads side by side: they read the same t, so t @ [q.w | sym.w]
-      gives the Q values and the symbol scores in one product."""
-
-    first_w: np.ndarray     # (sum of the field sizes, k H): embed.w @ W
-    first_b: np.ndarray     # (k H,): embed.b @ W + b
-    heads_w: np.ndarray     # (H, A + V): [q.w | sym.w]
-    heads_b: np.ndarray     # (A + V,): [q.b | sym.b]
+    log_softmax: np.ndarray  # log_softmax_forward's cache; None if the step did not take it (``forward``)
+    scores: np.ndarray = None   # (B, V) the symbol head's raw scores, the log-softmax's input
 
 
 def episode_barrier(reset, dtype):
@@ -111,22 +73,6 @@ def episode_barrier(reset, dtype):
         return None
     reset = np.asarray(reset, dtype=bool)
     return (~reset)[:, None].astype(dtype) if reset.any() else None
-
-
-def stack_caches(caches) -> StepCache:
-    """The row-wise parts of T step caches of B lanes as one cache of T B
-    rows (the embedding, the "extra" layer, tanh and the heads), the step
-    order kept: what ``heads_backward`` and ``first_layer_backward`` take to do
-    all T steps in one call, and per core layer its T caches stacked
-    (``cores.stack_caches``) for ``cores_weights_backward``.  ``keep`` is None."""
-    c0 = caches[0]
-    rows = OnehotCache(np.concatenate([c.embed.rows for c in caches]), c0.embed.shape)
-    t = np.concatenate([c.tanh for c in caches])
-    extra_x = None if c0.extra.x is None else np.concatenate([c.extra.x for c in caches])
-    core_rows = [stack_core_caches([c.cores[l] for c in caches]) for l in range(len(c0.cores))]
-    return StepCache(keep=None, embed=rows, cores=core_rows, extra=AffineCache(extra_x, c0.extra.w), tanh=t,
-                     q=AffineCache(t, c0.q.w), sym=AffineCache(t, c0.sym.w),
-                     log_softmax=np.concatenate([c.log_softmax for c in caches]))
 
 
 class Controller:
@@ -226,47 +172,45 @@ class Controller:
         return ("core0.wx", "core0.bx") if self._layer_params else ("extra.w", "extra.b")
 
     def composed(self) -> Composed:
-        """The ``Composed`` products of the current parameters."""
-        P, (w, b) = self.params, self.first_matrix()
-        return Composed(first_w=P["embed.w"] @ P[w], first_b=P["embed.b"] @ P[w] + P[b],
-                        heads_w=np.concatenate([P["q.w"], P["sym.w"]], axis=1),
-                        heads_b=np.concatenate([P["q.b"], P["sym.b"]]))
+        """The ``Composed`` products of the current parameters (``controller_rollout.composed``)."""
+        return controller_rollout.composed(self)
 
-    def step(self, obs, state, reset=None, composed: Composed | None = None, keep_cache: bool = True):
-        """One step for all lanes.  obs int (B, F); state from
-        ``initial_state`` or the previous step; reset bool (B,): lanes that
-        start an episode now.  ``composed``: ``composed()`` of the current
-        parameters, to gather the first pre-activation from and to run both
-        heads in one product (else the embedding is multiplied by the first
-        matrix and each head by its own).  Returns (q (B, A), logp (B, V),
-        new state, StepCache, or None without ``keep_cache``)."""
+    def forward(self, obs, state, reset=None, composed: Composed | None = None, keep_cache: bool = True,
+                state_checked: bool = False):
+        """``step`` up to the symbol head's raw scores (the log-softmax's
+        input): (q (B, A), scores (B, V), new state, the StepCache without its
+        log-softmax, or None without ``keep_cache``).  ``composed``: see
+        ``step``; ``state_checked``: ``state`` is one a step returned (not
+        checked again)."""
         P, obs = self.params, self.check_obs(obs)
-        self.check_state(state, len(obs))
+        if not state_checked:
+            self.check_state(state, len(obs))
         if reset is not None and np.shape(reset) != (len(obs),):
             raise ValueError(f"reset must be None or a bool array of shape ({len(obs)},), one flag per lane;"
                              f" got shape {np.shape(reset)}")
         keep = episode_barrier(reset, self.dtype)
         offsets = self.config._offsets
-        ax = None if composed is None else onehot_affine_forward(obs, offsets, composed.first_w, composed.first_b)[0]
-        if ax is None:
-            x, embed = onehot_affine_forward(obs, offsets, P["embed.w"], P["embed.b"])
-        else:                                               # the composed first layer: no embedding needed
-            x, embed = None, OnehotCache(obs + offsets, P["embed.w"].shape)
+        if composed is None:
+            (x, embed), ax = onehot_affine_forward(obs, offsets, P["embed.w"], P["embed.b"]), None
+        else:                                   # the first matrix's pre-activation, looked up: no embedding
+            x, ax = None, field_tables_forward(obs, composed.first)
+            embed = OnehotCache(obs + offsets, P["embed.w"].shape) if keep_cache else None
         new_state, core_caches = [], []
-        for p, s in zip(self.layers(), state):
+        for l, (p, s) in enumerate(zip(self.layers(), state)):
             if keep is not None:
                 s = tuple(a * keep for a in s)              # the episode barrier: a new episode starts from zero
+            gates = None if composed is None else composed.gates[l]
             if self.config.core == "gru":
-                h, cache = gru_step_forward(x, s[0], p, ax=ax)
+                h, cache = gru_step_forward(x, s[0], p, ax=ax, gates=gates)
                 new_state.append((h,))
             else:
-                h, c, cache = lstm_step_forward(x, s[0], s[1], p, ax=ax)
+                h, c, cache = lstm_step_forward(x, s[0], s[1], p, ax=ax, gates=gates)
                 new_state.append((h, c))
             core_caches.append(cache)
             x, ax = h, None
         if ax is None:
             a, extra = affine_forward(x, P["extra.w"], P["extra.b"])
-        else:                                               # FF: the composed first layer is the extra layer's
+        else:                                               # FF: the looked-up first layer is the extra layer
             a, extra = ax, AffineCache(None, P["extra.w"])
         t, tanh_cache = tanh_forward(a)
         if composed is None:
@@ -277,18 +221,34 @@ class Controller:
             A = self.config.n_actions
             q, scores = heads[:, :A], heads[:, A:]
             q_cache, sym = AffineCache(t, P["q.w"]), AffineCache(t, P["sym.w"])
-        logp, log_softmax = log_softmax_forward(scores)
         if not keep_cache:
-            return q, logp, new_state, None
-        return q, logp, new_state, StepCache(keep, embed, core_caches, extra, tanh_cache, q_cache, sym, log_softmax)
+            return q, scores, new_state, None
+        return q, scores, new_state, StepCache(keep, embed, core_caches, extra, tanh_cache, q_cache, sym, None, scores)
 
-    def infer(self, obs, state, reset=None, composed: Composed | None = None):
-        """``step`` without keeping a cache: (q, logp, new state)."""
-        q, logp, state, _ = self.step(obs, state, reset, composed=composed, keep_cache=False)
-        return q, logp, state
+    def step(self, obs, state, reset=None, composed: Composed | None = None, state_checked: bool = False):
+        """One step for all lanes.  obs int (B, F); state from
+        ``initial_state`` or the previous step; reset bool (B,): lanes that
+        start an episode now.  ``composed``: ``composed()`` of the current
+        parameters, to look the first pre-activation up, to take each gate's
+        recurrent weights as a contiguous block and to run both heads in one
+        product (else the observation is embedded and multiplied by the first
+        matrix, the gates' weights are views of the fused matrices, and each
+        head is its own product).  ``state_checked``: see ``forward``.
+        Returns (q (B, A), logp (B, V), new state, StepCache)."""
+        q, scores, new_state, cache = self.forward(obs, state, reset, composed, state_checked=state_checked)
+        logp, log_softmax = log_softmax_forward(scores)
+        return q, logp, new_state, cache._replace(log_softmax=log_softmax)
+
+    def infer(self, obs, state, reset=None, composed: Composed | None = None, state_checked: bool = False):
+        """``step`` without a cache and without the log-softmax: (q (B, A),
+        the symbol scores (B, V), new state).  The scores' argmax is the most
+        probable symbol and their softmax its probabilities."""
+        q, scores, state, _ = self.forward(obs, state, reset, composed, keep_cache=False,
+                                           state_checked=state_checked)
+        return q, scores, state
 
     # ----------------------------------------------------------- backward
-    stack_caches = staticmethod(stack_caches)
+    stack_caches = staticmethod(stack_caches)       # T steps' caches as T B rows (``controller_rollout``)
 
     def heads_backward(self, dq, dlogp, cache: StepCache):
         """The backward pass of the two heads and tanh.  dq (N, A), dlogp
@@ -296,11 +256,12 @@ class Controller:
         stacked by ``stack_caches``).  Returns (grads of q and sym, the
         gradient on the extra layer's pre-activation (N, H))."""
         ### BEGIN SOLUTION
-        grads = {}
-        dt_q, grads["q.w"], grads["q.b"] = affine_backward(dq, cache.q)
+        A = dq.shape[1]
         dscores = log_softmax_backward(dlogp, cache.log_softmax)
-        dt_sym, grads["sym.w"], grads["sym.b"] = affine_backward(dscores, cache.sym)
-        return grads, tanh_backward(dt_q + dt_sym, cache.tanh)     # both heads read t
+        heads = AffineCache(cache.q.x, np.concatenate([cache.q.w, cache.sym.w], axis=1))   # both read t: one layer
+        dt, dw, db = affine_backward(np.concatenate([dq, dscores], axis=1), heads)
+        grads = {"q.w": dw[:, :A], "q.b": db[:A], "sym.w": dw[:, A:], "sym.b": db[A:]}
+        return grads, tanh_backward(dt, cache.tanh)
         ### END SOLUTION
 
     def extra_backward(self, da, cache: StepCache):
@@ -314,9 +275,10 @@ class Controller:
         ### END SOLUTION
 
     def transposed_weights(self) -> list:
-        """Per core layer, contiguous transposes of its weights (``cores.transposed``),
+        """Per core layer, contiguous transposes of its weights (``cores.transposed``;
+        not the first layer's input weights, whose product is the embedding's),
         made once by backpropagation through time for all its steps."""
-        return [transposed(p) for p in self.layers()]
+        return [transposed(p, inputs=l > 0) for l, p in enumerate(self.layers())]
 
     def cores_state_backward(self, dhidden, dstate, cache: StepCache, wts=None):
         """The backward pass of one step's core layers, the last layer first,
@@ -396,59 +358,13 @@ class Controller:
         (T, B, V) -> (grads, gradient on the initial state)."""
         return bptt.backward(self, caches, dq, dlogp, dstate_final)
 
-    def rollout(self):
+    def rollout(self) -> Rollout:
         """A rollout with the parameters fixed until it ends (training's
-        unroll, or an evaluation): ``.step(obs, state, reset) -> (q, logp,
-        state)`` keeps each step's cache, ``.infer(...)`` keeps none,
+        unroll, or an evaluation; ``tinyalgo.controller_rollout``):
+        ``.step(obs, state, reset) -> (q, symbol scores, state)`` keeps each
+        step's cache, ``.infer(...) -> (q, scores, state)`` keeps none,
         ``.backward(dq, dlogp) -> (grads, dstate0)`` once at the end."""
         return Rollout(self)
-
-
-class Rollout:
-    """T steps of ``Controller.step`` with the parameters fixed: the
-    ``Composed`` products made once (``Controller.composed``), the steps' caches in a
-    list, and ``tinyalgo.bptt.backward`` over them.  Make a new one after the
-    parameters change."""
-
-    def __init__(self, controller: Controller):
-        self.controller, self.caches, self.composed = controller, [], controller.composed()
-        self.initial_state = controller.initial_state
-
-    def step(self, obs, state, reset=None):
-        q, logp, state, cache = self.controller.step(obs, state, reset, composed=self.composed)
-        self.caches.append(cache)
-        return q, logp, state
-
-    def infer(self, obs, state, reset=None):
-        return self.controller.infer(obs, state, reset, composed=self.composed)
-
-    def backward(self, dq, dlogp, dstate_final=None):
-        return bptt.backward(self.controller, self.caches, dq, dlogp, dstate_final)
-
-
-def rollout_forward(controller, obs, resets, state0):
-    """Run T steps: obs (T, B, F), resets (T, B) -> (q (T,B,A), logp (T,B,V), caches, final state)."""
-    qs, logps, caches, state = [], [], [], state0
-    for t in range(len(obs)):
-        q, logp, state, cache = controller.step(obs[t], state, resets[t])
-        qs.append(q)
-        logps.append(logp)
-        caches.append(cache)
-    return np.stack(qs), np.stack(logps), caches, state
-
-
-def check_params(config: ControllerConfig, params) -> None:
-    """A ValueError unless ``params`` holds exactly the parameters of ``config``, of their shapes."""
-    if not isinstance(params, dict):
-        raise ValueError(f"params must be a dict of named arrays; got {type(params).__name__}")
-    expected = config.param_shapes()
-    missing, extra = sorted(set(expected) - set(params)), sorted(set(params) - set(expected))
-    if missing or extra:
-        raise ValueError(f"params do not match the configuration ({config.core.upper()}-{config.units},"
-                         f" {config.layers} layer(s)): missing {missing}, unexpected {extra}")
-    for name, (shape, _, _) in expected.items():
-        if np.shape(params[name]) != tuple(shape):
-            raise ValueError(f"parameter {name} must have shape {tuple(shape)}; got {np.shape(params[name])}")
 
 
 def make_controller(env, cfg, seed: int) -> Controller:

@@ -1,8 +1,9 @@
 """The controller's configuration and its parameters (paper section 2;
 docs/original-release.md#controller): ``ControllerConfig`` (observation fields, actions,
 vocabulary, core, units, layers, initialisation, dtype), the named parameter
-shapes it implies, and ``init_params``.  The network itself is
-``tinyalgo.controller``."""
+shapes it implies, ``init_params``, ``check_params``, whether a configuration
+fits an environment (``layout_mismatch``) and how much memory a controller
+needs (``memory_bytes``).  The network itself is ``tinyalgo.controller``."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -11,6 +12,10 @@ import numpy as np
 
 from tinyalgo import cores
 from tinyalgo.layers import field_offsets
+
+CACHE_ARRAYS = {"ff": 0, "gru": 12, "lstm": 16}   # arrays of ``units`` numbers a step caches per core layer
+PARAM_COPIES = 4                  # parameters, gradients, a boundary copy and the best model's
+
 
 @dataclass
 class ControllerConfig:
@@ -90,3 +95,36 @@ def init_params(config: ControllerConfig, rng: np.random.Generator) -> dict:
             value = np.zeros(shape)
         params[name] = value.astype(config.dtype)
     return params
+
+
+def check_params(config: ControllerConfig, params) -> None:
+    """A ValueError unless ``params`` holds exactly the parameters of ``config``, of their shapes."""
+    if not isinstance(params, dict):
+        raise ValueError(f"params must be a dict of named arrays; got {type(params).__name__}")
+    expected = config.param_shapes()
+    missing, extra = sorted(set(expected) - set(params)), sorted(set(params) - set(expected))
+    if missing or extra:
+        raise ValueError(f"params do not match the configuration ({config.core.upper()}-{config.units},"
+                         f" {config.layers} layer(s)): missing {missing}, unexpected {extra}")
+    for name, (shape, _, _) in expected.items():
+        if np.shape(params[name]) != tuple(shape):
+            raise ValueError(f"parameter {name} must have shape {tuple(shape)}; got {np.shape(params[name])}")
+
+
+def layout_mismatch(config: ControllerConfig, env):
+    """The first of (observation fields, actions, symbols) where a controller
+    of ``config`` does not fit ``env``, as (name, config's, env's); None if it fits."""
+    need = dict(obs_sizes=tuple(env.obs_sizes), n_actions=env.n_actions, n_symbols=env.vocab.size)
+    for name, value in need.items():
+        if tuple(np.atleast_1d(getattr(config, name))) != tuple(np.atleast_1d(value)):
+            return name, getattr(config, name), value
+    return None
+
+
+def memory_bytes(units: int, layers: int, core: str, batch: int = 0, steps: int = 0, itemsize: int = 8) -> int:
+    """An upper bound of a controller's memory: its parameters (x
+    ``PARAM_COPIES``) and a rollout's caches of ``batch`` lanes x ``steps``."""
+    per_layer = {"ff": 0, "gru": 3, "lstm": 4}[core] * 2 * units * units
+    params = (per_layer * layers + units * units + 64 * units) * itemsize
+    caches = batch * steps * units * (CACHE_ARRAYS[core] * max(layers, 1) + 6) * itemsize
+    return PARAM_COPIES * params + caches

@@ -29,10 +29,14 @@ Stored fused: ``wx`` (D, 4H), ``bx`` (4H,), ``wh`` (H, 4H), ``bh`` (4H,).
 Feed-forward: no core and no state; its only memory is the previous action
 and the previous symbol in the observation (docs/original-release.md#observation).
 
-Each gate block's weights are one product: ``x @ wx`` gives the input's part
-of all the gates' pre-activations at once, ``h @ wh`` the state's.  The
-first layer's ``x @ wx`` may come precomputed (``ax``): the controller
-gathers it from the embedding composed with ``wx`` (``Controller.rollout``).
+The steps are written gate by gate, as the equations read: each gate's
+pre-activation is the input's part (``x @ wx + bx``, all gates in one
+product, ``ax``) plus its own recurrent product ``h @ W_h.``.  (On
+OpenBLAS, for the controller's shapes, two (B, H) x (H, H) products also
+run faster than one (B, H) x (H, 2H).)  A rollout passes what it computed
+once from its fixed parameters: the first layer's ``ax``, looked up
+(``layers.field_tables``), and each gate's recurrent weights as a
+contiguous block (``gate_columns``).
 """
 from __future__ import annotations
 
@@ -75,34 +79,42 @@ class LSTMCache(NamedTuple):
     p: dict
 
 
-def transposed(p) -> dict:
+def transposed(p, inputs: bool = True) -> dict:
     """Contiguous copies of the transposes of a core layer's weight matrices,
-    {name: w.T}.  A backward pass multiplies by them at every step; BLAS runs
-    those products faster with a contiguous w.T than with the strided view,
-    so backpropagation through time makes them once (the parameters are fixed
-    during a rollout)."""
-    return {k: np.ascontiguousarray(v.T) for k, v in p.items() if k.startswith("w")}
+    {name: w.T} (without ``inputs``, not wx).  A backward pass multiplies by
+    them at every step; BLAS runs those products faster with a contiguous
+    w.T than with the strided view, so backpropagation through time makes
+    them once (the parameters are fixed during a rollout)."""
+    return {k: np.ascontiguousarray(v.T) for k, v in p.items() if k.startswith("w") and (inputs or k != "wx")}
 
 
-def gru_step_forward(x, h, p, ax=None):
-    """One GRU step.  x (B, D), h (B, H), p = {wx, bx, wh, bh, whh, bhh}
-    -> (h' (B, H), GRUCache).  ``ax`` (B, 3H): x @ wx + bx, if already known."""
+def gate_columns(w, H: int) -> tuple:
+    """The H-wide column blocks of a fused matrix w (D, k H), one per gate,
+    as contiguous copies: (W_1, ..., W_k), each (D, H).
+
+    Why: a step multiplies h by each gate's block; OpenBLAS runs that
+    product faster with a contiguous (D, H) block than with the strided view
+    ``w[:, j:j + H]`` (whose rows are k H apart).  A rollout, whose
+    parameters are fixed, makes them once for all its steps; the steps then
+    compute what they compute from the views."""
+    return tuple(np.ascontiguousarray(w[:, j:j + H]) for j in range(0, w.shape[1], H))
+
+
+def gru_step_forward(x, h, p, ax=None, gates=None):
+    """One GRU step, gate by gate as the equations read.  x (B, D), h (B, H),
+    p = {wx, bx, wh, bh, whh, bhh} -> (h' (B, H), GRUCache).  ``ax`` (B, 3H):
+    x @ wx + bx, if already known; ``gates``: (W_hz, W_hr) =
+    ``gate_columns(p["wh"], H)``, if the caller keeps them (else views of wh)."""
     H = h.shape[1]
     if ax is None:
         ax = x @ p["wx"] + p["bx"]                    # (B, 3H): the input's part of all three pre-activations
-    zr = h @ p["wh"]                                  # (B, 2H): the state's part of z and r
-    zr += p["bh"]
-    zr += ax[:, :2 * H]
-    sigmoid(zr, out=zr)                               # both gates in one call
-    z, r = zr[:, :H], zr[:, H:]
+    w_hz, w_hr = gates if gates is not None else (p["wh"][:, :H], p["wh"][:, H:])
+    bh = p["bh"]
+    z = sigmoid(ax[:, :H] + h @ w_hz + bh[:H])                  # update gate
+    r = sigmoid(ax[:, H:2 * H] + h @ w_hr + bh[H:])             # reset gate
     rh = r * h
-    cand = rh @ p["whh"]
-    cand += p["bhh"]
-    cand += ax[:, 2 * H:]
-    np.tanh(cand, out=cand)
-    h_new = cand - h                                  # h' = z h~ + (1 - z) h = h + z (h~ - h)
-    h_new *= z
-    h_new += h
+    cand = np.tanh(ax[:, 2 * H:] + rh @ p["whh"] + p["bhh"])    # candidate h~
+    h_new = h + z * (cand - h)                        # h' = z h~ + (1 - z) h
     return h_new, GRUCache(x, h, z, r, rh, cand, p)
 
 
@@ -121,20 +133,22 @@ def gru_step_backward(dh_new, cache: GRUCache):
 
 def gru_state_backward(dh_new, cache: GRUCache, wt=None):
     """The backward pass of one GRU step to its pre-activations and the
-    state it entered with.  dh' (B, H) -> (dax (B, 3H): the gradients on the
-    pre-activations of z, r and the candidate, in wx's column order; dh (B, H)).
-    ``wt``: ``transposed(p)``, if the caller keeps one (else the views p[...].T)."""
+    state it entered with, gate by gate.  dh' (B, H) -> (dax (B, 3H): the
+    gradients on the pre-activations of z, r and the candidate, in wx's
+    column order; dh (B, H)).  ``wt``: ``transposed(p)``, if the caller keeps
+    one (else the views p[...].T)."""
     ### BEGIN SOLUTION
-    h, z, r, cand, p = cache.h, cache.z, cache.r, cache.cand, cache.p
+    h, z, r, rh, cand, p = cache.h, cache.z, cache.r, cache.rh, cache.cand, cache.p
     wt = wt if wt is not None else {k: v.T for k, v in p.items() if k.startswith("w")}
     H = h.shape[1]
-    dcand = dh_new * z * (1.0 - cand * cand)          # through tanh: the candidate's pre-activation
-    dz = dh_new * (cand - h) * z * (1.0 - z)          # through sigmoid: z's pre-activation
+    dhz = dh_new * z
+    dcand = dhz * (1.0 - cand * cand)                 # through tanh: the candidate's pre-activation
+    dz = dhz * (cand - h) * (1.0 - z)                 # through sigmoid: z's, dh' (h~ - h) z (1 - z)
     drh = dcand @ wt["whh"]
-    dr = drh * h * r * (1.0 - r)                      # r's pre-activation
-    dax = np.concatenate([dz, dr, dcand], axis=1)     # (B, 3H): all three pre-activations
-    dh = dh_new * (1.0 - z) + drh * r + dax[:, :2 * H] @ wt["wh"]     # z and r read h W_h + b_h
-    return dax, dh
+    dr = drh * rh * (1.0 - r)                         # r's: drh h r (1 - r)
+    whz_t, whr_t = wt["wh"][:H], wt["wh"][H:]         # W_hz^T, W_hr^T
+    dh = (dh_new - dhz) + drh * r + dz @ whz_t + dr @ whr_t     # h reaches h', r h and both gates
+    return np.concatenate([dz, dr, dcand], axis=1), dh
     ### END SOLUTION
 
 
@@ -159,15 +173,21 @@ def gru_weights_backward(dax, cache: GRUCache, inputs: bool = True, wt=None):
     ### END SOLUTION
 
 
-def lstm_step_forward(x, h, c, p, ax=None):
-    """One LSTM step.  x (B, D), h, c (B, H), p = {wx, bx, wh, bh}
-    -> (h' (B, H), c' (B, H), LSTMCache).  ``ax`` (B, 4H): x @ wx + bx, if already known."""
+def lstm_step_forward(x, h, c, p, ax=None, gates=None):
+    """One LSTM step, gate by gate.  x (B, D), h, c (B, H), p = {wx, bx, wh, bh}
+    -> (h' (B, H), c' (B, H), LSTMCache).  ``ax`` (B, 4H): x @ wx + bx, if
+    already known; ``gates``: (W_hi, W_hf, W_ho, W_hg) = ``gate_columns(p["wh"], H)``,
+    if the caller keeps them (else views of wh)."""
     H = h.shape[1]
     if ax is None:
         ax = x @ p["wx"] + p["bx"]
-    a = ax + h @ p["wh"] + p["bh"]                         # (B, 4H)
-    i, f, o = sigmoid(a[:, :H]), sigmoid(a[:, H:2 * H]), sigmoid(a[:, 2 * H:3 * H])
-    g = np.tanh(a[:, 3 * H:])
+    gi, gf, go, gg = (slice(k * H, (k + 1) * H) for k in range(4))    # the gates' columns
+    w_hi, w_hf, w_ho, w_hg = gates if gates is not None else (p["wh"][:, g] for g in (gi, gf, go, gg))
+    bh = p["bh"]
+    i = sigmoid(ax[:, gi] + h @ w_hi + bh[gi])              # input gate
+    f = sigmoid(ax[:, gf] + h @ w_hf + bh[gf])              # forget gate
+    o = sigmoid(ax[:, go] + h @ w_ho + bh[go])              # output gate
+    g = np.tanh(ax[:, gg] + h @ w_hg + bh[gg])              # candidate
     c_new = f * c + i * g
     tc = np.tanh(c_new)
     return o * tc, c_new, LSTMCache(x, h, c, i, f, o, g, tc, p)
@@ -187,18 +207,22 @@ def lstm_step_backward(dh_new, dc_new, cache: LSTMCache):
 
 def lstm_state_backward(dh_new, dc_new, cache: LSTMCache, wt=None):
     """The backward pass of one LSTM step to its pre-activations and the
-    state it entered with.  (dh' (B, H), dc' (B, H)) -> (da (B, 4H): the
-    gradients on the pre-activations of i, f, o, g; dh (B, H); dc (B, H)).
-    ``wt``: as for ``gru_state_backward``."""
+    state it entered with, gate by gate.  (dh' (B, H), dc' (B, H)) -> (da
+    (B, 4H): the gradients on the pre-activations of i, f, o, g; dh (B, H);
+    dc (B, H)).  ``wt``: as for ``gru_state_backward``."""
     ### BEGIN SOLUTION
     c, p = cache.c, cache.p
     i, f, o, g, tc = cache.i, cache.f, cache.o, cache.g, cache.tc
+    wt = wt if wt is not None else {k: v.T for k, v in p.items() if k.startswith("w")}
+    H = c.shape[1]
     dc_total = dc_new + dh_new * o * (1.0 - tc * tc)       # c' reaches the loss directly and through h'
-    da = np.concatenate([dc_total * g * i * (1.0 - i),     # (B, 4H): the pre-activations of i, f, o, g
-                         dc_total * c * f * (1.0 - f),
-                         dh_new * tc * o * (1.0 - o),
-                         dc_total * i * (1.0 - g * g)], axis=1)
-    return da, da @ (p["wh"].T if wt is None else wt["wh"]), dc_total * f
+    di = dc_total * g * i * (1.0 - i)                      # the pre-activations of i, f, o, g
+    df = dc_total * c * f * (1.0 - f)
+    do = dh_new * tc * o * (1.0 - o)
+    dg = dc_total * i * (1.0 - g * g)
+    wh_t = wt["wh"]                                        # (4H, H): row block k is gate k's W_h^T
+    dh = di @ wh_t[:H] + df @ wh_t[H:2 * H] + do @ wh_t[2 * H:3 * H] + dg @ wh_t[3 * H:]
+    return np.concatenate([di, df, do, dg], axis=1), dh, dc_total * f
     ### END SOLUTION
 
 

@@ -35,8 +35,8 @@ class GreedyAgent:
         self.state = self.model.initial_state(batch)
 
     def act(self, env: Environment, obs: np.ndarray, reset: np.ndarray):
-        self.q, logp, self.state = self.model.infer(obs, self.state, reset)
-        return self.q.argmax(axis=1), logp.argmax(axis=1)
+        self.q, scores, self.state = self.model.infer(obs, self.state, reset)
+        return self.q.argmax(axis=1), scores.argmax(axis=1)         # the most probable symbol
 
 
 class EpsilonGreedyAgent(GreedyAgent):

@@ -68,6 +68,63 @@ def onehot_affine_forward(obs, offsets, w, b):
     return out, OnehotCache(rows, w.shape)
 
 
+class FieldTables(NamedTuple):
+    """``onehot(obs) @ w + b`` tabulated by ``field_tables``: per group of
+    consecutive fields the (joint values, H) table of the sums of the rows
+    of w its fields select (b in the first), and ``strides`` (F, G): obs @
+    strides is each group's row."""
+
+    tables: list
+    strides: np.ndarray
+
+
+MAX_TABLE_ROWS = 512    # a table of 512 x 600 float32 is 1.2 MB: small enough to gather from in cache
+
+
+def field_tables(w, b, sizes, max_rows: int = MAX_TABLE_ROWS) -> FieldTables:
+    """``onehot_affine_forward`` as a lookup, for a w and b that stay fixed
+    for many steps (a rollout).  w (sum(sizes), H), b (H,), sizes: the F
+    field sizes.
+
+    Why: ``onehot(obs) @ w + b`` is the sum of the F rows of w that the
+    fields select, F gathers and F - 1 additions of (B, H) arrays per step,
+    which cost more than the arithmetic at B = 20.  Consecutive fields are
+    grouped (at most ``max_rows`` joint values per group; a larger field is a
+    group of its own) and each group's row sums are tabulated for all its
+    joint values, so a step is one gather per group (two for the tasks'
+    observations) and one addition.  ``field_tables_forward`` reads them."""
+    groups, rows = [], 0
+    for f, size in enumerate(sizes):
+        if groups and rows * size <= max_rows:
+            groups[-1].append(f)
+            rows *= size
+        else:
+            groups.append([f])
+            rows = size
+    offsets, tables = field_offsets(sizes), []
+    strides = np.zeros((len(sizes), len(groups)), dtype=np.int64)
+    for g, fields in enumerate(groups):
+        table = np.zeros((1, w.shape[1]), dtype=w.dtype) + (b if g == 0 else 0)
+        stride = 1
+        for f in reversed(fields):
+            strides[f, g] = stride
+            stride *= sizes[f]
+        for f in fields:                                       # row-major over the fields: the last one fastest
+            table = (table[:, None, :] + w[offsets[f]:offsets[f] + sizes[f]][None, :, :]).reshape(-1, w.shape[1])
+        tables.append(np.ascontiguousarray(table, dtype=w.dtype))
+    return FieldTables(tables, strides)
+
+
+def field_tables_forward(obs, tables: FieldTables):
+    """``onehot_affine_forward(obs, offsets, w, b)[0]`` from ``field_tables(w, b, sizes)``:
+    obs int (B, F) within the field sizes -> out (B, H)."""
+    rows = (obs @ tables.strides).T
+    out = np.take(tables.tables[0], rows[0], axis=0)
+    for table, r in zip(tables.tables[1:], rows[1:]):
+        out += np.take(table, r, axis=0)
+    return out
+
+
 def onehot_affine_backward(dout, cache):
     """dout (B, H) -> dw (sum(sizes), H), db (H,): each selected row gets dout."""
     rows = cache.rows
