@@ -24,6 +24,7 @@ class Task:
     min_base = 2
     min_base_reason = ""     # why a smaller base does not work, for the error message
     has_extra_curriculum = False   # whether ``extra_curriculum`` changes what ``sample`` draws
+    q_from_clock = False     # the task's own end rule: from each instance's ``clock`` step on, every cell reads q
 
     def __init__(self, base: int = 10, extra_curriculum: bool = True):
         """``extra_curriculum``: the release's extra curriculum of easy
