@@ -97,7 +97,7 @@ class Environment:
         default for training, off at test.
     """
 
-    def __init__(self, task, batch_size: int = 20, base: int = 10, complexity=None, reward: str = "binary",
+    def __init__(self, task, batch_size: int = 20, *, base: int = 10, complexity=None, reward: str = "binary",
                  seed=None, extra_curriculum: bool = True):
         if not isinstance(task, Task):
             task = make_task(task, base, extra_curriculum=extra_curriculum)

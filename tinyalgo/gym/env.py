@@ -118,7 +118,7 @@ class TinyAlgoEnv(gymnasium.Env):
     # ------------------------------------------------------------- setup
     def _setup(self, course) -> None:
         task = self.task = course.task
-        env = self._env = Environment(task, 1, complexity=task.min_complexity, seed=0)
+        env = self._env = Environment(task, batch_size=1, complexity=task.min_complexity, seed=0)
         env.restart = False
         self._stream = LaneStream(course, env.lanes)
         board, vocab = env.input.board, task.vocab

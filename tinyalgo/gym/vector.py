@@ -13,6 +13,7 @@ from tinyalgo.gym.course import LanePools, paper_course
 from tinyalgo.gym.env import DEFAULT_ADVANCE_AFTER, check_flag, check_options, check_render_mode, check_spaces
 from tinyalgo.gym.render import frame_shape, rgb_frame, symbol_glyphs
 from tinyalgo.gym.spaces import make_spaces
+from tinyalgo.host.speed import count_outside
 from tinyalgo.inspection.render import render_lane
 
 REASON_NAMES = np.array(END_REASONS)       # an end reason's code -> its name, for whole arrays at once
@@ -97,7 +98,7 @@ class TinyAlgoVectorEnv(VectorEnv):
     def _setup(self, course) -> None:
         B, task = self.num_envs, course.task
         self.task = task
-        env = self._env = Environment(task, B, complexity=task.min_complexity, seed=0)
+        env = self._env = Environment(task, batch_size=B, complexity=task.min_complexity, seed=0)
         env.restart = False
         self._pools = LanePools(course, env.lanes, B)
         vocab = task.vocab
@@ -128,7 +129,7 @@ class TinyAlgoVectorEnv(VectorEnv):
         shape = (self.num_envs, 3)
         if a.shape == shape and a.dtype.kind in "iu":
             a = a.astype(np.int64, copy=False)
-            if not np.count_nonzero(a.view(np.uint64) >= self._limits):     # negatives viewed as unsigned are huge
+            if not count_outside(a, self._limits):
                 return a
         raise ValueError(f"actions must be an integer array of shape {shape}, one (move, write, symbol) per lane,"
                          f" with move in 0..{self._nm - 1}, write 0 or 1, symbol in 0..{self._V - 1};"
@@ -140,7 +141,7 @@ class TinyAlgoVectorEnv(VectorEnv):
         n = self.joint_actions.n
         if a.shape == (self.num_envs,) and a.dtype.kind in "iu":
             a = a.astype(np.int64, copy=False)
-            if not np.count_nonzero(a.view(np.uint64) >= n):         # negatives viewed as unsigned are huge
+            if not count_outside(a, np.uint64(n)):
                 return self.joint_actions.table[a]
         raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), one action index in"
                          f" 0..{n - 1} per lane (action_space='discrete'); got {actions!r}")

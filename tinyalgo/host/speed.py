@@ -28,7 +28,7 @@ tests/test_environment.py and tests/test_gym.py check them against the rules).
    visit.  The index is linear in x and y, so a move by (dx, dy) adds
    ``dx * PX + dy * PY`` (``HASH_STEP``): the head carries it along instead
    of computing it at every read.
-3. **Range checks on unsigned views** (``as_lane_ints``).  An int64 array
+3. **Range checks on unsigned views** (``as_lane_ints``, ``count_outside``).  An int64 array
    viewed as uint64 maps every negative value to a huge one, so a single
    comparison ``>= high`` finds every value outside 0..high-1; an int64
    array of the right shape is checked without a copy.
@@ -153,9 +153,16 @@ def as_lane_ints(name: str, value, shape: tuple, high: int) -> np.ndarray:
     limit = _LIMITS.get((shape, high))
     if limit is None:
         limit = _LIMITS[(shape, high)] = np.full(shape, high, dtype=np.uint64)
-    if np.count_nonzero(a.view(np.uint64) >= limit):                    # negatives viewed as unsigned are huge
+    if count_outside(a, limit):
         raise ValueError(f"{name} must be in 0..{high - 1}; got values from {a.min()} to {a.max()}")
     return a
+
+
+def count_outside(a: np.ndarray, limits) -> int:
+    """How many entries of the int64 array ``a`` lie outside 0..limits-1
+    (``limits`` broadcast against ``a``, unsigned): negatives viewed as
+    unsigned are huge, so one comparison finds both ends."""
+    return np.count_nonzero(a.view(np.uint64) >= limits)
 
 
 def check_lane_array(name: str, a: np.ndarray, kinds: str, shape: tuple) -> np.ndarray:
