@@ -3,9 +3,12 @@
 The lanes act through the interfaces of paper section 2 (tinyalgo/interfaces.py):
 a step writes on the output tape (``OutputTape.write``) and moves the input
 heads (``InputTape.move`` / ``InputGrid.move``); the observation reads the
-symbol under the heads (``read``).  How a step stays fast on B lanes (one
-storage for every lane's arrays, the heads' place in the random table,
-range checks on unsigned views) is in ``tinyalgo.host.speed``.
+symbol under the heads (``read``).  The state of the B lanes (the
+interfaces' arrays, the episode's counters ``lanes.time``, ``lanes.idle``,
+..., the observation's fields ``lanes.obs``) is one ``Lanes`` object; how a
+step stays fast on B lanes (one storage for every lane's arrays, the heads'
+place in the random table, range checks on unsigned views, constants as
+arrays) is in ``tinyalgo.host.speed``.
 
 Observation (docs/original-release.md#observation), an int array (B, 5), one
 column per field:
@@ -39,7 +42,7 @@ import numpy as np
 
 from tinyalgo.curriculum import FixedComplexity
 from tinyalgo.host.memory import check_memory
-from tinyalgo.host.speed import Lanes, Packed, as_lane_ints, check_lane_array, pool_size
+from tinyalgo.host.speed import Lanes, Packed, as_lane_ints, check_lane_array, lane_constants, pool_size
 from tinyalgo.interfaces import InputGrid, InputTape, OutputTape
 from tinyalgo.rewards import REWARDS, write_rewards
 from tinyalgo.tasks import Task, make_task
@@ -110,7 +113,7 @@ class Environment:
         self.task, self.vocab, self.reward_kind = task, task.vocab, reward
         self.batch = B = int(batch_size)
         interface = InputTape if task.interface == "tape" else InputGrid
-        self.input = interface(B, task.rows, self.vocab, task.fill, task.q_column)
+        self.input = interface(B, rows=task.rows, vocab=self.vocab, fill=task.fill, q_column=task.q_column)
         self.output = OutputTape(B, self.vocab)
         self.n_moves, self.n_actions = task.n_moves, task.n_actions
         self.obs_sizes = (self.vocab.size, self.vocab.size, 2, self.n_moves + 1, 3)
@@ -125,11 +128,8 @@ class Environment:
         # a joint action is move + n_moves * write
         a = np.arange(self.n_actions)
         self._moves, self._writes = a % self.n_moves, a >= self.n_moves
-        # constants of the step, as arrays (faster than Python scalars)
-        self._none = np.full(B, self.vocab.NONE, dtype=np.int64)
-        self._reasons = {r: np.full(B, r, dtype=np.int64) for r in (ALL_WRITTEN, WRONG_WRITE, TIMEOUT)}
-        self._zero, self._one = np.zeros(B, dtype=np.int64), np.ones(B, dtype=np.int64)
-        self._q = np.full(B, self.vocab.Q, dtype=np.int64)
+        self._const = lane_constants(B, zero=0, one=1, none=self.vocab.NONE, q=self.vocab.Q, all_written=ALL_WRITTEN,
+                                    wrong_write=WRONG_WRITE, timeout=TIMEOUT)
         self._all = np.arange(B)
         self.episodes_started = 0
         # False: a lane whose episode ends keeps its last state (its observation is
@@ -199,7 +199,7 @@ class Environment:
         lanes = self.lanes
         lanes.read[:] = self.input.read()
         if self.task.q_from_clock:           # the task's end rule: every cell reads q from the clock on (walk)
-            np.copyto(lanes.read, self._q, where=lanes.time >= lanes.clock)
+            np.copyto(lanes.read, self._const.q, where=lanes.time >= lanes.clock)
         return lanes.obs.T.copy()
 
     @property
@@ -265,7 +265,7 @@ class Environment:
         if symbols is None:
             if np.count_nonzero(write):
                 raise ValueError("symbols (B,) are required when an action writes")
-            symbols = self._none
+            symbols = self._const.none
         else:
             symbols = as_lane_ints("symbols", symbols, (B,), self.vocab.size)
         if self.reward_kind != "binary" and np.count_nonzero(write):
@@ -277,15 +277,16 @@ class Environment:
         moves = self._moves.take(actions)
         self.input.move(moves)
         # the episode's clocks
-        lanes.time += self._one
-        lanes.idle += self._one
-        np.copyto(lanes.idle, self._zero, where=write)                     # steps since the last write
+        c = self._const
+        lanes.time += c.one
+        lanes.idle += c.one
+        np.copyto(lanes.idle, c.zero, where=write)                         # steps since the last write
         # why lanes end (docs/original-release.md#timeout), in order of precedence:
         # a wrong write, all targets written, the timeout (complexity + 2 steps without a write)
         wrong = write > correct
-        reason = (lanes.idle >= lanes.patience) * self._reasons[TIMEOUT]
-        np.copyto(reason, self._reasons[ALL_WRITTEN], where=output.index >= output.n_outputs)
-        np.copyto(reason, self._reasons[WRONG_WRITE], where=wrong)
+        reason = (lanes.idle >= lanes.patience) * c.timeout
+        np.copyto(reason, c.all_written, where=output.index >= output.n_outputs)
+        np.copyto(reason, c.wrong_write, where=wrong)
         done = reason.astype(bool)
         n_correct = output.index - wrong             # every write before the first wrong one was right
         # the observation's "previous step" fields (prev_written is the output's last_written)

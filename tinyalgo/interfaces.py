@@ -42,7 +42,7 @@ class InputGrid:
     GRID = True    # heads may leave row 1
 
     def __init__(self, batch: int, rows: int, vocab: Vocabulary, fill: str, q_column: bool = False):
-        self.board = Board(batch, rows, vocab, fill, q_column, grid=self.GRID)
+        self.board = Board(batch, rows=rows, vocab=vocab, fill=fill, q_column=q_column, grid=self.GRID)
         self.x = np.ones(batch, dtype=np.int64)
         self.y = np.ones(batch, dtype=np.int64)
         self._dx = np.array([m[0] for m in self.MOVES], dtype=np.int64)
@@ -115,8 +115,10 @@ class OutputTape:
         self.bind(targets.reshape(-1), np.arange(len(targets)) * targets.shape[1], targets)
 
     def bind(self, flat: np.ndarray, base: np.ndarray, targets: np.ndarray) -> None:
-        """Use ``targets`` (B, n), a view of the 1-D ``flat`` in which lane b's
-        ``targets[b, 0]`` is at ``base[b]`` (the environment's lane bytes)."""
+        """Keep the targets (B, n) in ``targets``, a view of the 1-D ``flat``
+        in which lane b's ``targets[b, 0]`` is at ``base[b]`` (the
+        environment keeps them in its lanes' bytes, ``tinyalgo.host.speed``);
+        ``next_target`` is one ``take`` there."""
         self._targets, self._flat, self._base = targets, flat, base
 
     def fit(self, targets: np.ndarray) -> np.ndarray:

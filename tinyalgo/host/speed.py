@@ -32,6 +32,9 @@ tests/test_environment.py and tests/test_gym.py check them against the rules).
    viewed as uint64 maps every negative value to a huge one, so a single
    comparison ``>= high`` finds every value outside 0..high-1; an int64
    array of the right shape is checked without a copy.
+4. **Constants as arrays** (``lane_constants``).  ``a += one`` with ``one``
+   an array of B ones costs less than ``a += 1``, which converts the
+   Python scalar at every call; the step's constants are made once.
 
 This module imports nothing of the package: the rules' objects (a head, a
 board, an output tape, a batch of instances) come in as arguments.
@@ -171,6 +174,17 @@ def check_lane_array(name: str, a: np.ndarray, kinds: str, shape: tuple) -> np.n
         raise ValueError(f"{name} must be an array of shape {shape} ({'integers' if 'i' in kinds else 'floats'});"
                          f" got shape {a.shape} of {a.dtype}")
     return a
+
+
+# ------------------------------------------------------------ constants as arrays (device 4)
+def lane_constants(batch: int, **values):
+    """An object whose attribute ``name`` is an int64 array (batch,) full of ``values[name]``."""
+    return _Constants({name: np.full(batch, value, dtype=np.int64) for name, value in values.items()})
+
+
+class _Constants:
+    def __init__(self, arrays: dict):
+        self.__dict__.update(arrays)
 
 
 # ------------------------------------------------------------------- packed lanes (device 1)
