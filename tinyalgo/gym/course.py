@@ -40,7 +40,7 @@ class Course:
 
     start, increment, spread, top = 6, 4, 4, None
 
-    def __init__(self, task: Task, complexity=None, curriculum: bool = False, advance_after: int = 100):
+    def __init__(self, task: Task, *, complexity=None, curriculum: bool = False, advance_after: int = 100):
         if curriculum not in (True, False):
             raise ValueError(f"curriculum must be True or False; got {curriculum!r}")
         if curriculum and complexity is not None:
@@ -126,7 +126,7 @@ def first_reads(board, packed: Packed) -> None:
     packed.init[:, F["read"]] = value
 
 
-def paper_course(task, base, complexity, curriculum, reward, advance_after, extra_curriculum) -> Course:
+def paper_course(task, *, base, complexity, curriculum, reward, advance_after, extra_curriculum) -> Course:
     """The ``Course`` of one of the paper's six tasks, from the environments'
     options (each checked: ValueError before any work)."""
     name = ALIASES.get(task, task) if isinstance(task, str) else task
@@ -142,7 +142,7 @@ def paper_course(task, base, complexity, curriculum, reward, advance_after, extr
         raise ValueError(f"curriculum must be True or False; got {curriculum!r}")
     extra = bool(curriculum) if extra_curriculum is None else extra_curriculum
     t = make_task(name, base, extra_curriculum=bool(extra))
-    return Course(t, complexity, curriculum, advance_after)
+    return Course(t, complexity=complexity, curriculum=curriculum, advance_after=advance_after)
 
 
 def new_generator(seed=None) -> np.random.Generator:

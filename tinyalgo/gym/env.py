@@ -106,7 +106,8 @@ class TinyAlgoEnv(gymnasium.Env):
         self.render_mode = check_render_mode(render_mode)
         self.step_info = check_flag(step_info, "step_info")
         kinds = check_spaces(action_space, observation_space)
-        self._setup(paper_course(task, base, complexity, curriculum, reward, advance_after, extra_curriculum))
+        self._setup(paper_course(task, base=base, complexity=complexity, curriculum=curriculum, reward=reward,
+                                 advance_after=advance_after, extra_curriculum=extra_curriculum))
         self._make_spaces(*kinds, self._env.obs_sizes)
 
     def _make_spaces(self, action_kind, observation_kind, obs_sizes, observation=None) -> None:

@@ -74,7 +74,8 @@ class TinyAlgoVectorEnv(VectorEnv):
                  observation_space: str = "multidiscrete"):
         self._check_common(num_envs, render_mode, step_info, autoreset_mode, max_episode_steps)
         kinds = check_spaces(action_space, observation_space)
-        self._setup(paper_course(task, base, complexity, curriculum, reward, advance_after, extra_curriculum))
+        self._setup(paper_course(task, base=base, complexity=complexity, curriculum=curriculum, reward=reward,
+                                 advance_after=advance_after, extra_curriculum=extra_curriculum))
         self._make_spaces(*kinds, self._env.obs_sizes)
 
     def _make_spaces(self, action_kind, observation_kind, obs_sizes, observation=None) -> None:

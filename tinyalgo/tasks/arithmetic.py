@@ -171,6 +171,9 @@ class Multiplication(_ColumnArithmetic):
         return self.build(np.asarray(digits)[:, 0], np.full(k, 2) if multipliers is None else multipliers,
                           np.full(k, n))
 
+    def _multipliers(self, choices):
+        return 2 + choices
+
     def _random_multipliers(self, rng, k):
         return rng.integers(2, self.base, size=k)
 

@@ -113,13 +113,13 @@ class Task:
 
     def numbered(self, n: int, numbers) -> Instances:
         """The instances of length n numbered ``numbers`` (k,), each below
-        ``count_of_length(n)``: a number's base-``base`` digits, and the
-        parameter ``number // base^(rows x n)`` (multiplication: m = 2 + it)."""
+        ``count_of_length(n)``: a number's base-``base`` digits, and its
+        choice of parameters ``number // base^(rows x n)`` (``n_multipliers``)."""
         numbers = np.asarray(numbers, dtype=np.int64)
         rows, k = len(self.number_rows), len(numbers)
         boards = self.base ** (rows * n)
         grid = np.stack(np.unravel_index(numbers % boards, (self.base,) * (rows * n)), axis=1)     # (k, rows * n)
-        return self.of_digits(grid.reshape(k, rows, n), n, multipliers=2 + numbers // boards,
+        return self.of_digits(grid.reshape(k, rows, n), n, multipliers=self._multipliers(numbers // boards),
                               keys=np.zeros(k, dtype=np.int64))
 
     def random_of_length(self, rng: np.random.Generator, n: int, keys) -> Instances:
@@ -127,6 +127,10 @@ class Task:
         k = len(keys)
         digits = rng.integers(0, self.base, size=(k, len(self.number_rows), n))
         return self.of_digits(digits, n, multipliers=self._random_multipliers(rng, k), keys=keys)
+
+    def _multipliers(self, choices):
+        """The parameters (k,) numbered ``choices`` (k,) in 0..n_multipliers-1; None without parameters."""
+        return None
 
     def _random_multipliers(self, rng, k):
         return None
