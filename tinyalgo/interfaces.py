@@ -47,7 +47,7 @@ class InputGrid:
         self.y = np.ones(batch, dtype=np.int64)
         self._dx = np.array([m[0] for m in self.MOVES], dtype=np.int64)
         self._dy = np.array([m[1] for m in self.MOVES], dtype=np.int64)
-        self.index = HeadIndex(self)
+        self.index = HeadIndex(self)      # where the heads read the board's storage (it keeps y there, host.speed)
 
     @property
     def n_moves(self) -> int:
