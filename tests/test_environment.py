@@ -304,7 +304,7 @@ def test_ground_truth_ends_where_the_reference_actions_end():
 def test_the_pool_of_drawn_instances_stays_small_for_many_lanes():
     """Many lanes at complexity 1000 draw at most ~32 MiB of instances at once
     (64 batches of 10,000 lanes would be gigabytes); small batches draw as before."""
-    from tinyalgo.lanes import POOL_BYTES, pool_size
+    from tinyalgo.host.speed import POOL_BYTES, pool_size
     assert pool_size(20, 20, 1000, 3) == 1280 and pool_size(3, 1, 100, 3) == 1024    # unchanged
     assert pool_size(20, 20, 5000, 3) == 20
     assert pool_size(10, 10_000, 1000, 3) == 10_000              # one batch: 64 would be 5 GB

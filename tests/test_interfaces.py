@@ -3,7 +3,7 @@ board's hash), the output tape checks and records writes, and the
 environment's step acts through them."""
 import numpy as np
 
-from tinyalgo.board import board_hash, random_digits
+from tinyalgo.host.speed import board_hash, random_digits
 from tinyalgo.environment import Environment
 from tinyalgo.interfaces import InputGrid, InputTape, OutputTape
 from tinyalgo.symbols import Vocabulary

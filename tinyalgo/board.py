@@ -5,74 +5,39 @@ Every task lives on an unbounded board ``A[x][y]``: x is the column
 (1, 1).  A task defines a few cells (the input numbers, the markers); every
 other cell follows the task's *fill rule*:
 
-* ``"random"`` (copy, reverse, walk): a uniformly random digit.  The release
-  draws these lazily on first read; here a cell's digit is looked up at
-  (lane key, x, y) in a fixed random table, so the board is infinite, costs
-  no memory, and reads the same digit every time it is visited;
+* ``"random"`` (copy, reverse, walk): a uniformly random digit, the same
+  at every visit.  The release draws these lazily on first read; here the
+  digit at (x, y) is ``random_digits(key, x, y, base)``, a function of the
+  instance's random key and the position (a fixed random table, see
+  ``tinyalgo.host.speed``), so the board is infinite and costs no memory;
 * ``"e"`` (addition, 3-number addition): the empty symbol ``e``;
 * ``"zero"`` (multiplication): the digit 0.
 
 Arithmetic tasks also have a wall of ``q`` in column x = 3 on every row.
 
 Storage: lane ``b`` keeps a rectangle of its board with a margin, so that a
-read is one clipped gather.  ``cells[b, r, c]`` is position
+read is one clipped lookup.  ``cells[b, r, c]`` is position
 (x, y) = (xs[b] + c, r + 1 - top), with top = 1 on a grid (a margin row
 above and below the defined rows) and 0 on a tape (heads stay on y = 1).
 The first and last stored columns, and on a grid the margin rows, hold what
 every position beyond them holds: the fill value (and ``q`` in column 3) on
 constant-fill boards, ``UNDEFINED`` (-1, "use the fill rule") on random
 boards.  Reading (x, y) reads the stored cell at the clipped (x, y).
+
+The environment keeps the stored rectangles in its lanes' bytes and its
+heads read them through an index (``tinyalgo.host.speed``: packed lanes, the
+table index carried by the head); ``Board.read`` is the rule they follow.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from tinyalgo.host.speed import random_digits
 from tinyalgo.symbols import Vocabulary
 
 UNDEFINED = -1
 FILLS = ("random", "e", "zero")
 Q_COLUMN_X = 3
-
-_TABLE_BITS = 20
-# A fixed table of random values, uniform modulo every base 2..10 (2520 is
-# lcm(2..10)); the same on every machine, so boards are reproducible.
-_TABLE = np.random.default_rng(20160101).integers(0, 2520, size=2 ** _TABLE_BITS).astype(np.int64)
-_MASK = np.int64(2 ** _TABLE_BITS - 1)
-_PX, _PY = 0x9E3779B1, 0x85EBCA77  # odd multipliers: x -> x * _PX is a bijection modulo 2**20
-
-
-def board_hash(key, x, y) -> np.ndarray:
-    """key + x * PX + y * PY (broadcast int64): where (x, y) of the board with
-    key ``key`` looks in the random table.  A move by (dx, dy) adds
-    dx * PX + dy * PY (``HASH_STEP``), so a head carries it along
-    (``interfaces.InputGrid.move``)."""
-    return (np.asarray(key, dtype=np.int64) + np.asarray(x, dtype=np.int64) * _PX
-            + np.asarray(y, dtype=np.int64) * _PY)
-
-
-HASH_STEP = (_PX, _PY)    # the hash's change per unit of x and of y
-
-
-_DIGITS = {}
-
-
-def digit_table(base: int) -> np.ndarray:
-    """``_TABLE % base`` as int8 (2**20,), made once per base (1 MiB)."""
-    if base not in _DIGITS:
-        table = _TABLE.astype(np.int16)                # small temporaries: values < 2520
-        _DIGITS[base] = np.remainder(table, base, out=table).astype(np.int8)
-    return _DIGITS[base]
-
-
-def random_digits(key, x, y, base: int) -> np.ndarray:
-    """Digit in 0..base-1 at (x, y) of the random board with key ``key``.
-
-    A lookup in a fixed random table at (key + x * PX + y * PY) mod 2**20:
-    along any row or column the cells of a board differ for 2**20 positions,
-    and each instance's random key puts it at its own place in the table.
-    All arguments are broadcast integer arrays.
-    """
-    return _TABLE[board_hash(key, x, y) & _MASK] % base
 
 
 class Board:
@@ -90,7 +55,7 @@ class Board:
     Attributes: ``cells`` int8 (B, rows + 2 * top, capacity), the stored
     rectangles (see the module doc); ``xs``, ``x0``, ``key`` int64 (B,), the
     board x of stored column 0, of the instance's column 0, the random key.
-    The environment keeps ``cells`` inside its per-lane bytes (``bind``).
+    The environment keeps ``cells`` inside its lanes' bytes (``tinyalgo.host.speed.Lanes``).
     """
 
     def __init__(self, batch: int, rows: int, vocab: Vocabulary, fill: str, q_column: bool, grid: bool = True):
@@ -100,11 +65,9 @@ class Board:
         self.top = 1 if grid else 0
         self._const = {"e": vocab.E, "zero": 0}.get(fill)
         self.blank = UNDEFINED if self._const is None else self._const     # beyond the defined cells
-        self._digits = digit_table(vocab.base)                            # the random fill's digits
         self.x0 = np.zeros(batch, dtype=np.int64)
         self.key = np.zeros(batch, dtype=np.int64)
-        cells, self.xs = self.layout(np.zeros((batch, rows, 0), dtype=np.int8), self.x0)
-        self.bind(cells.reshape(-1), np.arange(batch) * cells[0].size, cells)
+        self.cells, self.xs = self.layout(np.zeros((batch, rows, 0), dtype=np.int8), self.x0)
 
     @property
     def stored_rows(self) -> int:
@@ -114,16 +77,6 @@ class Board:
     def capacity(self) -> int:
         """Stored columns per lane (the environment grows it on demand)."""
         return self.cells.shape[2]
-
-    def bind(self, flat: np.ndarray, base: np.ndarray, cells: np.ndarray) -> None:
-        """Use ``cells`` (B, stored_rows, capacity), a view of the 1-D ``flat``
-        in which lane b's ``cells[b, 0, 0]`` is at ``base[b]``."""
-        self.cells, self._flat, self._base = cells, flat, base
-        self._first = np.zeros((1 + self.top, len(base)), dtype=np.int64)      # clip bounds of (column, row)
-        self._last = np.array([[self.capacity - 1], [self.stored_rows - 1]])[:1 + self.top].repeat(len(base), 1)
-        # the row stride and the table mask for all lanes, as arrays (faster than Python scalars)
-        self._width, self._mask = np.full(len(base), self.capacity), np.full(len(base), _MASK)
-        self._undefined = np.full(len(base), UNDEFINED, dtype=np.int8)
 
     def layout(self, cells: np.ndarray, x0: np.ndarray):
         """The stored form of k boards: ``cells`` int8 (k, rows, w) with origins
@@ -148,33 +101,18 @@ class Board:
         return out, xs
 
     def read(self, x: np.ndarray, y: np.ndarray = None, lanes: np.ndarray = None) -> np.ndarray:
-        """Symbols (n,) under positions x, y (n,) of ``lanes`` (n,), all
-        B lanes by default; y None: row 1 (a tape)."""
+        """Symbols (n,) at positions x, y (n,) of ``lanes`` (n,), all B
+        lanes by default; y None: row 1 (a tape).  The stored cell at the
+        clipped position, or the fill rule where that is undefined."""
+        lanes = np.arange(len(self.xs)) if lanes is None else np.asarray(lanes)
+        x = np.asarray(x, dtype=np.int64)
         if y is not None and not self.top:           # a tape board off row 1: only the fill rule there
             return np.where(y == 1, self.read(x, None, lanes), self._fill_rule(x, y, lanes))
-        xs, key = (self.xs, self.key) if lanes is None else (self.xs[lanes], self.key[lanes])
-        at = (x - xs)[None] if y is None else np.stack([x - xs, y])
-        h = board_hash(key, x, 1 if y is None else y) if self._const is None else None
-        return self.gather(at, h, lanes)
-
-    def gather(self, at: np.ndarray, h: np.ndarray = None, lanes: np.ndarray = None) -> np.ndarray:
-        """Symbols (n,) of ``lanes`` (n,; all B by default) at ``at`` int64
-        (1 + top, n): stored column x - xs, and on a grid the row y; ``h``
-        (n,) ``board_hash(key, x, y)`` there (random boards only).  Int8 (n,)."""
-        if lanes is None:
-            base, first, last, width, mask, undefined = (self._base, self._first, self._last, self._width, self._mask,
-                                                         self._undefined)
-        else:
-            base, first, last, width, mask, undefined = (self._base[lanes], 0, self._last[:, :1], self.capacity, _MASK,
-                                                         UNDEFINED)
-        at = np.minimum(np.maximum(at, first), last)   # the margins hold what lies beyond them
-        index = at[0] + base
-        if self.top:
-            index += at[1] * width
-        value = self._flat.take(index)
-        if self._const is None:                        # random digits where undefined
-            return np.where(value == undefined, self._digits.take(h & mask), value)
-        return value
+        y = np.ones_like(x) if y is None else np.asarray(y, dtype=np.int64)
+        column = np.clip(x - self.xs[lanes], 0, self.capacity - 1)     # the margins hold what lies beyond
+        row = np.clip(y - 1 + self.top, 0, self.stored_rows - 1)
+        value = self.cells[lanes, row, column]
+        return np.where(value == UNDEFINED, self._fill_rule(x, y, lanes), value)
 
     def _fill_rule(self, x, y, lanes=None) -> np.ndarray:
         """What undefined positions x, y (n,) of ``lanes`` (n,; default all) hold."""

@@ -3,10 +3,12 @@
 The lanes act through the interfaces of paper section 2 (tinyalgo/interfaces.py):
 a step writes on the output tape (``OutputTape.write``) and moves the input
 heads (``InputTape.move`` / ``InputGrid.move``); the observation reads the
-symbol under the heads (``read``).  The interfaces' arrays and the
-environment's own per-lane counters are views of one storage
-(tinyalgo/lanes.py), so that new instances start with two
-assignments.
+symbol under the heads (``read``).  The state of the B lanes (the
+interfaces' arrays, the episode's counters ``lanes.time``, ``lanes.idle``,
+..., the observation's fields ``lanes.obs``) is one ``Lanes`` object; how a
+step stays fast on B lanes (one storage for every lane's arrays, the heads'
+place in the random table, range checks on unsigned views, constants as
+arrays) is in ``tinyalgo.host.speed``.
 
 Observation (docs/original-release.md#observation), an int array (B, 5), one
 column per field:
@@ -24,7 +26,9 @@ field  meaning                               values (``obs_sizes``)
 A step takes joint actions (``move + n_moves * write``) and the symbols
 written; it returns rewards and which lanes ended and why (docs/original-release.md#timeout):
 ``ALL_WRITTEN``, ``WRONG_WRITE`` or ``TIMEOUT`` (time since the last write,
-or the start, reaches complexity + 2).  A lane whose episode ended starts a
+or the start, reaches complexity + 2).  A task may add its own end rule
+(``Task.q_from_clock``: walk's cells all read ``q`` from the instance's
+clock on).  A lane whose episode ended starts a
 new instance at once, drawn with the environment's complexity sampler, so the
 observation returned is already that of the new episode's first step (unless
 ``restart`` is False: then the lane stays at its episode's last step until
@@ -38,22 +42,21 @@ import numpy as np
 
 from tinyalgo.curriculum import FixedComplexity
 from tinyalgo.host.memory import check_memory
-from tinyalgo.tasks.instances import Instances, concatenate
+from tinyalgo.host.speed import Lanes, Packed, as_lane_ints, check_lane_array, lane_constants, pool_size
 from tinyalgo.interfaces import InputGrid, InputTape, OutputTape
-from tinyalgo.lanes import Lanes, Packed, pool_size
 from tinyalgo.rewards import REWARDS, write_rewards
 from tinyalgo.tasks import Task, make_task
+from tinyalgo.tasks.instances import Instances, concatenate
 
 RUNNING, ALL_WRITTEN, WRONG_WRITE, TIMEOUT = 0, 1, 2, 3
 BYTES_PER_CELL = 100          # drawing instances: 40-70 bytes per complexity unit of a pooled instance (measured)
-LANE_BYTES = 256              # per lane: its fields (lanes.py), the step's temporaries
-_INT64 = np.dtype(np.int64)
+LANE_BYTES = 256              # per lane: its fields (host.speed.Lanes), the step's temporaries
 END_REASONS = ("running", "all written", "wrong write", "timeout")
 
 
 def memory_bytes(batch: int, complexity: int, rows: int = 3) -> int:
     """An upper bound of the memory of ``batch`` lanes drawing instances of up
-    to ``complexity``: the pool of drawn instances (``lanes.pool_size``) at
+    to ``complexity``: the pool of drawn instances (``host.speed.pool_size``) at
     ``BYTES_PER_CELL`` per complexity unit, and ``LANE_BYTES`` per lane."""
     return pool_size(batch, batch, complexity, rows) * complexity * BYTES_PER_CELL + batch * LANE_BYTES
 
@@ -92,11 +95,12 @@ class Environment:
         (``complexity.UniformComplexity``, ...); default the task's minimum.
     reward : "binary" (0/1, default), "discretized" or "continuous" (App. C).
     seed : seed of the environment's ``numpy.random.Generator``.
-    extra_curriculum : 3-number addition only: the release's extra
-        curriculum (on by default for training; turn it off at test).
+    extra_curriculum : the release's extra curriculum, for a task that has
+        one (``Task.has_extra_curriculum``: 3-number addition); on by
+        default for training, off at test.
     """
 
-    def __init__(self, task, batch_size: int = 20, base: int = 10, complexity=None, reward: str = "binary",
+    def __init__(self, task, batch_size: int = 20, *, base: int = 10, complexity=None, reward: str = "binary",
                  seed=None, extra_curriculum: bool = True):
         if not isinstance(task, Task):
             task = make_task(task, base, extra_curriculum=extra_curriculum)
@@ -109,15 +113,14 @@ class Environment:
         self.task, self.vocab, self.reward_kind = task, task.vocab, reward
         self.batch = B = int(batch_size)
         interface = InputTape if task.interface == "tape" else InputGrid
-        self.input = interface(B, task.rows, self.vocab, task.fill, task.q_column)
+        self.input = interface(B, rows=task.rows, vocab=self.vocab, fill=task.fill, q_column=task.q_column)
         self.output = OutputTape(B, self.vocab)
         self.n_moves, self.n_actions = task.n_moves, task.n_actions
         self.obs_sizes = (self.vocab.size, self.vocab.size, 2, self.n_moves + 1, 3)
         self.rng = np.random.default_rng(seed)
         self.sampler = None
         self.set_complexity(task.min_complexity if complexity is None else complexity)
-        # every per-lane integer and byte lives in the lanes' two arrays; the
-        # interfaces' arrays become views of them (lanes.py)
+        # the lanes' state: the interfaces' arrays and the step's counters (host.speed.Lanes)
         fresh = (self.vocab.NONE, 0, self.n_moves, 2)      # the "previous step" fields of a new episode
         self.lanes = lanes = Lanes(B, self.input, self.output, fresh)
         self.time, self.clock, self.complexity, self.patience = (lanes.time, lanes.clock, lanes.complexity,
@@ -125,14 +128,9 @@ class Environment:
         # a joint action is move + n_moves * write
         a = np.arange(self.n_actions)
         self._moves, self._writes = a % self.n_moves, a >= self.n_moves
-        # constants of the step, as arrays (faster than Python scalars)
-        self._none = np.full(B, self.vocab.NONE, dtype=np.int64)
-        self._reasons = {r: np.full(B, r, dtype=np.int64) for r in (ALL_WRITTEN, WRONG_WRITE, TIMEOUT)}
-        self._zero, self._one = np.zeros(B, dtype=np.int64), np.ones(B, dtype=np.int64)
-        self._q = np.full(B, self.vocab.Q, dtype=np.int64)
-        self._limits = {n: np.full(B, n, dtype=np.uint64) for n in (self.n_actions, self.vocab.size)}
+        self._const = lane_constants(B, zero=0, one=1, none=self.vocab.NONE, q=self.vocab.Q, all_written=ALL_WRITTEN,
+                                    wrong_write=WRONG_WRITE, timeout=TIMEOUT)
         self._all = np.arange(B)
-        self._has_clock = task.name == "walk"
         self.episodes_started = 0
         # False: a lane whose episode ends keeps its last state (its observation is
         # the episode's last) until ``load`` starts a new instance there; the
@@ -200,8 +198,8 @@ class Environment:
         """The observation (B, 5) of the current step (see the module doc)."""
         lanes = self.lanes
         lanes.read[:] = self.input.read()
-        if self._has_clock:                   # walk: every cell reads q from the instance's clock on
-            np.copyto(lanes.read, self._q, where=lanes.time >= lanes.clock)
+        if self.task.q_from_clock:           # the task's end rule: every cell reads q from the clock on (walk)
+            np.copyto(lanes.read, self._const.q, where=lanes.time >= lanes.clock)
         return lanes.obs.T.copy()
 
     @property
@@ -232,28 +230,9 @@ class Environment:
     def ground_truth(self) -> np.ndarray:
         """The ground-truth joint action (B,) of this step (docs/original-release.md#ground-truth);
         -1 once a lane has left the reference path's length."""
-        lanes = self.lanes                    # past the capacity every lane is past its actions
-        inside = lanes.time < lanes.wa
-        actions = lanes.flat.take(lanes.action_base + np.minimum(lanes.time, lanes.wa - 1)).astype(np.int64)
-        return np.where(inside, actions, -1)
+        return self.lanes.ground_truth()
 
     # --------------------------------------------------------------- acting
-    def _check(self, name, value, dtype_kind, shape, high):
-        """``value`` as an array of ``shape`` and a dtype of ``dtype_kind``;
-        integers (``high`` not None) as int64 in 0..high-1.  ValueError if not."""
-        a = value if type(value) is np.ndarray else np.asarray(value)
-        if a.dtype is not _INT64 or a.shape != shape or high is None:      # int64 (B,): nothing to convert
-            if a.shape != shape or a.dtype.kind not in dtype_kind:
-                raise ValueError(f"{name} must be an array of shape {shape}"
-                                 f" ({'integers' if 'i' in dtype_kind else 'floats'});"
-                                 f" got shape {a.shape} of {a.dtype}")
-            if high is None:
-                return a
-            a = a.astype(np.int64)
-        if np.count_nonzero(a.view(np.uint64) >= self._limits[high]):      # negatives viewed as unsigned are huge
-            raise ValueError(f"{name} must be in 0..{high - 1}; got values from {a.min()} to {a.max()}")
-        return a
-
     def _check_explored(self, explored) -> np.ndarray:
         """``explored`` as bool (B,): bools, or integers 0 and 1.  ValueError if not."""
         a = explored if type(explored) is np.ndarray else np.asarray(explored)
@@ -279,18 +258,18 @@ class Environment:
         The observation returned is a copy: the environment keeps its own.
         """
         B, lanes, output = self.batch, self.lanes, self.output
-        actions = self._check("actions", actions, "iu", (B,), self.n_actions)
+        actions = as_lane_ints("actions", actions, (B,), self.n_actions)
         if explored is not None:
             explored = self._check_explored(explored)
         write = self._writes.take(actions)                               # bool (B,)
         if symbols is None:
             if np.count_nonzero(write):
                 raise ValueError("symbols (B,) are required when an action writes")
-            symbols = self._none
+            symbols = self._const.none
         else:
-            symbols = self._check("symbols", symbols, "iu", (B,), self.vocab.size)
+            symbols = as_lane_ints("symbols", symbols, (B,), self.vocab.size)
         if self.reward_kind != "binary" and np.count_nonzero(write):
-            probs = self._check("probs", probs, "f", (B, self.vocab.size), None)
+            probs = check_lane_array("probs", np.asarray(probs), "f", (B, self.vocab.size))
         # the interfaces act: the output tape takes the writes, the input heads move
         target = output.next_target                                        # int8 (B,): what a write must produce
         correct = output.write(write, symbols, target, record=False)       # bool (B,); index += write
@@ -298,15 +277,16 @@ class Environment:
         moves = self._moves.take(actions)
         self.input.move(moves)
         # the episode's clocks
-        lanes.time += self._one
-        lanes.idle += self._one
-        np.copyto(lanes.idle, self._zero, where=write)                     # steps since the last write
+        c = self._const
+        lanes.time += c.one
+        lanes.idle += c.one
+        np.copyto(lanes.idle, c.zero, where=write)                         # steps since the last write
         # why lanes end (docs/original-release.md#timeout), in order of precedence:
         # a wrong write, all targets written, the timeout (complexity + 2 steps without a write)
         wrong = write > correct
-        reason = (lanes.idle >= lanes.patience) * self._reasons[TIMEOUT]
-        np.copyto(reason, self._reasons[ALL_WRITTEN], where=output.index >= output.n_outputs)
-        np.copyto(reason, self._reasons[WRONG_WRITE], where=wrong)
+        reason = (lanes.idle >= lanes.patience) * c.timeout
+        np.copyto(reason, c.all_written, where=output.index >= output.n_outputs)
+        np.copyto(reason, c.wrong_write, where=wrong)
         done = reason.astype(bool)
         n_correct = output.index - wrong             # every write before the first wrong one was right
         # the observation's "previous step" fields (prev_written is the output's last_written)

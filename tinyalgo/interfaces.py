@@ -12,14 +12,16 @@ head moves on every step (there is no "stay") and one joint action chooses
 state of B lanes in arrays, and its methods act on all lanes at once with a
 few NumPy operations, no loop over lanes.  These methods are what the
 environment's step runs (``environment.Environment.step``: ``input.move``,
-``output.write``; ``observe``: ``input.read``); there the arrays are views
-of the environment's per-lane storage (``lanes.py``).
+``output.write``; ``observe``: ``input.read``).  How the environment makes
+them fast (its arrays are views of one storage per lane, the heads carry
+their place in the random table) is in ``tinyalgo.host.speed``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from tinyalgo.board import HASH_STEP, Board, board_hash
+from tinyalgo.board import Board
+from tinyalgo.host.speed import HeadIndex
 from tinyalgo.symbols import Vocabulary
 
 
@@ -28,11 +30,10 @@ class InputGrid:
     2 down (y + 1), 3 up (y - 1); docs/original-release.md#interfaces.
 
     Arrays (B,): ``x``, ``y``, the head's position on the board (it starts
-    at (1, 1)); ``hash``, ``board_hash(key, x, y)`` of that position, where a
-    random board looks up its digit (``board.py``).  ``cell`` int64 (2, B):
-    where the board's storage is read, the stored column x - xs and the row
-    y (``cell[1]`` is ``y``).  Move the heads with ``move``, which keeps
-    ``hash`` in step with x and y.
+    at (1, 1)).  ``move`` moves every head one cell, ``read`` returns the
+    symbol under every head.  ``index`` is where the heads read the board's
+    storage (``tinyalgo.host.speed.HeadIndex``, with ``hash``, the heads'
+    place in the random board's table).
     """
 
     MOVES = ((-1, 0), (1, 0), (0, 1), (0, -1))
@@ -41,69 +42,46 @@ class InputGrid:
     GRID = True    # heads may leave row 1
 
     def __init__(self, batch: int, rows: int, vocab: Vocabulary, fill: str, q_column: bool = False):
-        self.board = Board(batch, rows, vocab, fill, q_column, grid=self.GRID)
-        cell = np.ones((1 + self.board.top, batch), dtype=np.int64)
-        y = cell[1] if self.GRID else np.ones(batch, dtype=np.int64)
-        x = np.ones(batch, dtype=np.int64)
-        self.use(x, y, cell, board_hash(self.board.key, x, y))
+        self.board = Board(batch, rows=rows, vocab=vocab, fill=fill, q_column=q_column, grid=self.GRID)
+        self.x = np.ones(batch, dtype=np.int64)
+        self.y = np.ones(batch, dtype=np.int64)
         self._dx = np.array([m[0] for m in self.MOVES], dtype=np.int64)
         self._dy = np.array([m[1] for m in self.MOVES], dtype=np.int64)
-        # a move by (dx, dy) changes board_hash(key, x, y) by dx * PX + dy * PY
-        self._hash_step = self._dx * HASH_STEP[0] + self._dy * HASH_STEP[1]
-        self._random = fill == "random"           # only a random board reads the hash
-
-    def use(self, x: np.ndarray, y: np.ndarray, cell: np.ndarray, hash_: np.ndarray) -> None:
-        """Keep the heads in these arrays (the environment passes views of
-        its lane storage): x, y, hash (B,); ``cell`` (1 + top, B) whose row 1
-        on a grid is ``y``."""
-        self.x, self.y, self.cell, self.hash = x, y, cell, hash_
-        self.col = cell[0]
+        self.index = HeadIndex(self)      # where the heads read the board's storage (it keeps y there, host.speed)
 
     @property
     def n_moves(self) -> int:
         return len(self.MOVES)
 
-    def move(self, moves: np.ndarray) -> None:
-        """Move every head one cell; ``moves`` int (B,) in 0..n_moves-1.
+    @property
+    def hash(self) -> np.ndarray:
+        """(B,) where each head's position looks in the random board's table (``host.speed.board_hash``)."""
+        return self.index.hash
 
-        On a random board the digit at (x, y) is the fixed random table's
-        entry at ``board_hash(key, x, y) = key + x * PX + y * PY`` (modulo
-        the table's size, ``board.random_digits``).  That is linear in x and
-        y, so a move by (dx, dy) adds dx * PX + dy * PY to it: the head
-        carries the hash along instead of computing it at every read.
-        """
+    def move(self, moves: np.ndarray) -> None:
+        """Move every head one cell: (x, y) += MOVES[moves], ``moves`` int (B,) in 0..n_moves-1."""
         self.x += self._dx.take(moves)
         self.y += self._dy.take(moves)
-        if self._random:
-            self.hash += self._hash_step.take(moves)
+        self.index.moved(moves)
 
     def read(self) -> np.ndarray:
-        """The symbol (B,) under every head, int8.
-
-        The board keeps lane b's rectangle from column xs[b] on: the head's
-        stored column is x - xs; ``Board.gather`` reads there (clipped to
-        the margins, which hold what lies beyond) and, on a random board,
-        replaces an undefined cell by the table's digit at ``hash``."""
-        np.subtract(self.x, self.board.xs, out=self.col)
-        return self.board.gather(self.cell, self.hash)
+        """The symbol (B,) under every head, int8: ``board.read(x, y)``."""
+        return self.index.read()
 
 
 class InputTape(InputGrid):
     """Heads of B lanes over infinite tapes (row y = 1).  Moves: 0 left, 1 right.
 
-    As ``InputGrid``, except that y stays 1 and ``cell`` (1, B) is the stored
-    column alone."""
+    As ``InputGrid``, except that y stays 1."""
 
     MOVES = ((-1, 0), (1, 0))
     MOVE_NAMES = ("left", "right")
     GRID = False
 
     def move(self, moves: np.ndarray) -> None:
-        """Move every head one cell along the tape; ``moves`` int (B,) in 0..1
-        (the hash follows x, see ``InputGrid.move``)."""
+        """Move every head one cell along the tape: x += MOVES[moves][0], ``moves`` int (B,) in 0..1."""
         self.x += self._dx.take(moves)
-        if self._random:
-            self.hash += self._hash_step.take(moves)
+        self.index.moved(moves)
 
 
 class OutputTape:
@@ -137,8 +115,10 @@ class OutputTape:
         self.bind(targets.reshape(-1), np.arange(len(targets)) * targets.shape[1], targets)
 
     def bind(self, flat: np.ndarray, base: np.ndarray, targets: np.ndarray) -> None:
-        """Use ``targets`` (B, n), a view of the 1-D ``flat`` in which lane b's
-        ``targets[b, 0]`` is at ``base[b]`` (the environment's lane bytes)."""
+        """Keep the targets (B, n) in ``targets``, a view of the 1-D ``flat``
+        in which lane b's ``targets[b, 0]`` is at ``base[b]`` (the
+        environment keeps them in its lanes' bytes, ``tinyalgo.host.speed``);
+        ``next_target`` is one ``take`` there."""
         self._targets, self._flat, self._base = targets, flat, base
 
     def fit(self, targets: np.ndarray) -> np.ndarray:

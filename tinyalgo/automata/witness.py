@@ -23,7 +23,6 @@ from tinyalgo.automata.rules import make
 from tinyalgo.tasks.instances import Instances, concatenate
 
 ARROWS = ("l", "u", "d")
-ARROW_STEP = {"l": (-1, 0), "u": (0, -1), "d": (0, 1)}
 
 
 def replay(path) -> dict:
@@ -50,34 +49,27 @@ def replay(path) -> dict:
 
 
 def lengths_of(task_name: str, facts: dict):
-    """The length a path's placements fix (None if none do)."""
+    """The length a path's placements fix (None if none do): the input's end
+    (``E``, reverse's ``P``, walk's arrow ``A``) at x, read by the task."""
     p = facts["places"]
-    if "E" in p:
-        return p["E"][0] - 1 if task_name == "copy" else 1 - p["E"][0]
-    if "P" in p:
-        return p["P"][0] - 1
-    if "A" in p:
-        return p["A"][0] - 1
+    for landmark in ("E", "P", "A"):
+        if landmark in p:
+            return make(task_name, 10).length_from_end(p[landmark][0])
     return None
 
 
-def _target_cells(task_name, n, facts):
-    """{(x, y): symbols} that the targets of the path demand at length n."""
+def _target_cells(task, n, facts):
+    """{(x, y): symbols} that the targets of the path demand at length n
+    (where each target comes from: the task's ``target_source``)."""
     out = {}
     arrow = facts["params"].get("arrow")
     for j, payloads in facts["targets"].items():
         for payload in payloads:
-            if task_name == "copy":
-                cells = {(1 + j, 1): payload}
-            elif task_name == "reverse":
-                cells = {(n - j, 1): payload}
-            elif task_name == "walk":
-                if arrow is None:
-                    continue
-                dx, dy = ARROW_STEP[arrow]
-                cells = {(1 + n + dx * (j + 1), 1 + dy * (j + 1)): payload}
-            else:
-                cells = {(1 - j, row): s for row, s in payload}
+            source = task.target_source(n, j, arrow)
+            if source is None:
+                continue
+            x, y = source
+            cells = {(x, row): s for row, s in payload} if y is None else {(x, y): payload}
             for pos, s in cells.items():
                 out[pos] = out.get(pos, s) & s
     return out
@@ -110,44 +102,39 @@ def realise(task_name: str, base: int, n: int, facts: dict, rng, variants: int =
     d to the arrow) meeting the path's constraints, as a list."""
     task = make(task_name, base)
     need = dict(facts["cells"])
-    for pos, s in _target_cells(task_name, n, facts).items():
+    for pos, s in _target_cells(task, n, facts).items():
         need[pos] = need.get(pos, s) & s
     if any(not s for s in need.values()):
         return []
     digits = frozenset(range(base))
     out = []
     for _ in range(variants):
-        if task_name in ("copy", "reverse"):
-            inside = range(1, n + 1)
-            ds = [_pick(need.get((x, 1)), rng, digits) for x in inside]
+        if task.interface == "tape":                  # one number on a random fill
+            ds = [_pick(need.get(task.digit_cell(n, 1, j)), rng, digits) for j in range(n)]
             if any(d is None or d >= base for d in ds):
                 return out
-            inst = task.build(np.array([ds]), np.array([n]), rng.integers(0, 2 ** 40, size=1))
-            first, last = (1, n + 1) if task_name == "copy" else (0, n + 2)      # the layout's cells
+            inst = task.of_digits(np.array([[ds]]), n, keys=rng.integers(0, 2 ** 40, size=1))
+            first, last = task.layout_span(n)         # the layout's cells
             forced = {x: _pick(s & digits, rng, digits) for (x, y), s in need.items()
                       if y == 1 and not first <= x <= last}
             if any(f is None for f in forced.values()):
                 return out
             out.append(_with_cells(inst, forced))
-        elif task_name == "walk":
+        elif not task.number_rows:                    # walk: the digits are the fill
             found = _walk_keys(task, n, facts, need, rng)
             if found is None:
                 return out
             out.append(found)
         else:
-            rows = (2,) if task_name == "multiplication" else tuple(range(1, task.rows + 1))
+            rows = task.number_rows
             grid = np.zeros((1, len(rows), n), dtype=np.int64)
             for i, row in enumerate(rows):
                 for j in range(n):
-                    d = _pick(need.get((1 - j, row)), rng, digits)
+                    d = _pick(need.get(task.digit_cell(n, row, j)), rng, digits)
                     if d is None or d >= base:
                         return out
                     grid[0, i, j] = d
-            if task_name == "multiplication":
-                m = facts["params"].get("m", 2)
-                out.append(task.build(grid[:, 0], [m], [n]))
-            else:
-                out.append(task.build(grid, [n]))
+            out.append(task.of_digits(grid, n, multipliers=[facts["params"].get("m", 2)]))
     return out
 
 
@@ -175,18 +162,7 @@ def random_instances(task_name: str, base: int, n: int, k: int, rng) -> Instance
     """k random instances of exactly length n (digits; walk: the distance to the arrow)."""
     task = make(task_name, base)
     keys = rng.integers(0, 2 ** 40, size=k)
-    if task_name in ("copy", "reverse"):
-        return task.build(rng.integers(0, base, size=(k, n)), np.full(k, n), keys)
-    if task_name == "walk":
-        return task.build(2 * n + rng.integers(0, 2, size=k), np.array(ARROWS)[rng.integers(0, 3, size=k)], keys)
-    if task_name == "multiplication":
-        return task.build(rng.integers(0, base, size=(k, n)), rng.integers(2, base, size=k), np.full(k, n))
-    return task.build(rng.integers(0, base, size=(k, task.rows, n)), np.full(k, n))
-
-
-def _rows(task_name: str, task) -> int:
-    """The numbers a board of length n holds, n digits each: addition's and 3-number addition's rows, else 1."""
-    return task.rows if task_name in ("addition", "addition3") else 1
+    return task.random_of_length(rng, n, keys)
 
 
 def count_of_length(task_name: str, base: int, n: int):
@@ -194,27 +170,14 @@ def count_of_length(task_name: str, base: int, n: int):
     reverse: base^n boards; addition and 3-number addition: base^(rows x n);
     multiplication: base^n numbers times the multipliers 2 .. base - 1); None
     for walk, whose boards are a random fill."""
-    if task_name == "walk":
-        return None
-    boards = base ** (_rows(task_name, make(task_name, base)) * n)
-    return boards * (base - 2 if task_name == "multiplication" else 1)
+    return make(task_name, base).count_of_length(n)
 
 
 def numbered_instances(task_name: str, base: int, n: int, numbers) -> Instances:
     """The instances of length ``n`` numbered ``numbers`` (int array, each
     below ``count_of_length``): the digits of a number are its base-``base``
     digits (multiplication: the multiplier 2 + number // base^n)."""
-    task = make(task_name, base)
-    numbers = np.asarray(numbers, dtype=np.int64)
-    rows = _rows(task_name, task)
-    boards = base ** (rows * n)
-    grid = np.stack(np.unravel_index(numbers % boards, (base,) * (rows * n)), axis=1)     # (k, rows * n)
-    k = len(numbers)
-    if task_name in ("copy", "reverse"):
-        return task.build(grid, np.full(k, n), np.zeros(k, dtype=np.int64))
-    if task_name == "multiplication":
-        return task.build(grid, 2 + numbers // boards, np.full(k, n))
-    return task.build(grid.reshape(k, rows, n), np.full(k, n))
+    return make(task_name, base).numbered(n, numbers)
 
 
 def every_instance(task_name: str, base: int, n: int, limit: int = 1000):
@@ -228,10 +191,7 @@ def every_instance(task_name: str, base: int, n: int, limit: int = 1000):
 
 def length_of(task_name: str, inst: Instances) -> int:
     """An instance's length: digits (walk: the distance from the start to the arrow)."""
-    if task_name == "walk":
-        return int(inst.x0[0]) - 1
-    n = int(inst.n_outputs[0])
-    return n if task_name in ("copy", "reverse") else n - 1
+    return int(make(task_name, 10).length(inst)[0])
 
 
 def run_on(machine, instances):

@@ -304,7 +304,8 @@ class ClassicCourse(Course):
 
     def __init__(self, task, length, advance_after):
         self.start = task.start
-        super().__init__(task, length, length is None, task.last if advance_after is None else advance_after)
+        super().__init__(task, complexity=length, curriculum=length is None,
+                         advance_after=task.last if advance_after is None else advance_after)
 
     def abandoned(self, n_correct, n_outputs):
         """gym's rule: an abandoned episode's total reward is its correct writes, and it

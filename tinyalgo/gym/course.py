@@ -6,7 +6,7 @@ B lanes side by side).
 Drawing instances one at a time costs a few hundred microseconds of NumPy
 calls each; drawing a chunk of k costs about the same as drawing one.  So
 every lane draws ``Course.chunk`` instances at once from its generator,
-packs them (``tinyalgo.lanes.Lanes.fit``) and starts them one per episode.
+packs them (``tinyalgo.host.speed.Lanes.fit``) and starts them one per episode.
 The chunk size depends only on the sampler, so a lane of the vector
 environment and a single environment with the same seed draw the same
 chunks, hence the same instances.  A curriculum level that advances drops the
@@ -23,7 +23,7 @@ from tinyalgo.board import UNDEFINED, random_digits
 from tinyalgo.curriculum import FixedComplexity, curriculum_sampler
 from tinyalgo.environment import memory_bytes
 from tinyalgo.host.memory import check_memory
-from tinyalgo.lanes import F, Lanes, Packed
+from tinyalgo.host.speed import F, Lanes, Packed
 from tinyalgo.tasks import ALIASES, TASKS, Task, make_task
 from tinyalgo.tasks.instances import Instances
 
@@ -40,7 +40,7 @@ class Course:
 
     start, increment, spread, top = 6, 4, 4, None
 
-    def __init__(self, task: Task, complexity=None, curriculum: bool = False, advance_after: int = 100):
+    def __init__(self, task: Task, *, complexity=None, curriculum: bool = False, advance_after: int = 100):
         if curriculum not in (True, False):
             raise ValueError(f"curriculum must be True or False; got {curriculum!r}")
         if curriculum and complexity is not None:
@@ -114,7 +114,7 @@ def stack(parts, none: int) -> Instances:
 
 def first_reads(board, packed: Packed) -> None:
     """Put each packed instance's first observed symbol (the head at (1, 1),
-    ``Board.gather``'s rule) in its initial ``read`` field, so that the
+    ``Board.read``'s rule) in its initial ``read`` field, so that the
     observation of a lane just started is its fields, with no board read."""
     wc = packed.capacities[0]
     xs = packed.init[:, F["xs"]]
@@ -126,7 +126,7 @@ def first_reads(board, packed: Packed) -> None:
     packed.init[:, F["read"]] = value
 
 
-def paper_course(task, base, complexity, curriculum, reward, advance_after, extra_curriculum) -> Course:
+def paper_course(task, *, base, complexity, curriculum, reward, advance_after, extra_curriculum) -> Course:
     """The ``Course`` of one of the paper's six tasks, from the environments'
     options (each checked: ValueError before any work)."""
     name = ALIASES.get(task, task) if isinstance(task, str) else task
@@ -142,7 +142,7 @@ def paper_course(task, base, complexity, curriculum, reward, advance_after, extr
         raise ValueError(f"curriculum must be True or False; got {curriculum!r}")
     extra = bool(curriculum) if extra_curriculum is None else extra_curriculum
     t = make_task(name, base, extra_curriculum=bool(extra))
-    return Course(t, complexity, curriculum, advance_after)
+    return Course(t, complexity=complexity, curriculum=curriculum, advance_after=advance_after)
 
 
 def new_generator(seed=None) -> np.random.Generator:

@@ -4,8 +4,8 @@ A single environment steps one lane, where NumPy's per-call overhead (a
 microsecond a call on arrays of one element) would cost more than the work:
 so its step runs the rules of ``tinyalgo.environment.Environment.step`` on
 Python integers (the same order of precedence, the same board reads:
-``tinyalgo.board``'s stored cells, margins and random table), on the bytes
-of an instance packed by ``tinyalgo.lanes.Lanes.fit``.  The tests step it
+``tinyalgo.board``'s stored cells and margins, ``tinyalgo.host.speed``'s random table), on the bytes
+of an instance packed by ``tinyalgo.host.speed.Lanes.fit``.  The tests step it
 side by side with the batched environment (``TinyAlgoVectorEnv``) lane by
 lane.  Rendering loads the state into a one-lane ``Environment``, whose
 pictures (``tinyalgo.inspection.render``, ``tinyalgo.gym.render``) it draws.
@@ -17,13 +17,12 @@ from typing import ClassVar
 import gymnasium
 import numpy as np
 
-from tinyalgo.board import HASH_STEP, board_hash, digit_table
 from tinyalgo.environment import ALL_WRITTEN, END_REASONS, RUNNING, TIMEOUT, WRONG_WRITE, Environment
 from tinyalgo.gym.course import LaneStream, paper_course
 from tinyalgo.gym.render import frame_shape, rgb_frame, symbol_glyphs
 from tinyalgo.gym.spaces import ACTION_SPACES, OBSERVATION_SPACES, check_space_kind, make_spaces
+from tinyalgo.host.speed import HASH_STEP, F, board_hash, digit_table
 from tinyalgo.inspection.render import render_lane
-from tinyalgo.lanes import F
 
 DEFAULT_ADVANCE_AFTER = 100
 RENDER_MODES = (None, "ansi", "rgb_array")
@@ -32,7 +31,7 @@ _DIGIT_BYTES = {}
 
 
 def digit_bytes(base: int) -> bytes:
-    """``board.digit_table(base)`` as bytes: indexing bytes with a Python int is the cheapest lookup."""
+    """``host.speed.digit_table(base)`` as bytes: indexing bytes with a Python int is the cheapest lookup."""
     if base not in _DIGIT_BYTES:
         _DIGIT_BYTES[base] = digit_table(base).tobytes()
     return _DIGIT_BYTES[base]
@@ -107,7 +106,8 @@ class TinyAlgoEnv(gymnasium.Env):
         self.render_mode = check_render_mode(render_mode)
         self.step_info = check_flag(step_info, "step_info")
         kinds = check_spaces(action_space, observation_space)
-        self._setup(paper_course(task, base, complexity, curriculum, reward, advance_after, extra_curriculum))
+        self._setup(paper_course(task, base=base, complexity=complexity, curriculum=curriculum, reward=reward,
+                                 advance_after=advance_after, extra_curriculum=extra_curriculum))
         self._make_spaces(*kinds, self._env.obs_sizes)
 
     def _make_spaces(self, action_kind, observation_kind, obs_sizes, observation=None) -> None:
@@ -119,7 +119,7 @@ class TinyAlgoEnv(gymnasium.Env):
     # ------------------------------------------------------------- setup
     def _setup(self, course) -> None:
         task = self.task = course.task
-        env = self._env = Environment(task, 1, complexity=task.min_complexity, seed=0)
+        env = self._env = Environment(task, batch_size=1, complexity=task.min_complexity, seed=0)
         env.restart = False
         self._stream = LaneStream(course, env.lanes)
         board, vocab = env.input.board, task.vocab
@@ -127,7 +127,7 @@ class TinyAlgoEnv(gymnasium.Env):
         self._digits = digit_bytes(vocab.base)
         self._mask = len(self._digits) - 1
         self._px, self._py = HASH_STEP
-        self._walk = task.name == "walk"
+        self._q_from_clock = task.q_from_clock
         self._dx = tuple(m[0] for m in env.input.MOVES)
         self._dy = tuple(m[1] for m in env.input.MOVES)
         self._nm, self._V, self._NONE, self._Q = task.n_moves, vocab.size, vocab.NONE, vocab.Q
@@ -163,7 +163,7 @@ class TinyAlgoEnv(gymnasium.Env):
         self._over, self._started, self._last = False, True, None
 
     def _read(self) -> int:
-        """The symbol under the head (``Board.gather`` and the walk's clock, on Python ints)."""
+        """The symbol under the head (``Board.read`` and the task's clock, on Python ints)."""
         x, y, wc = self._x, self._y, self._wc
         c = x - self._xs
         if c < 0:
@@ -177,7 +177,7 @@ class TinyAlgoEnv(gymnasium.Env):
             v = self._row[c]
         if v < 0:                                   # undefined: the random table's digit
             v = self._digits[(self._key + x * self._px + y * self._py) & self._mask]
-        if self._walk and self._time >= self._clock:
+        if self._q_from_clock and self._time >= self._clock:
             v = self._Q
         return v
 

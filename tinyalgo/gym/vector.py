@@ -13,6 +13,7 @@ from tinyalgo.gym.course import LanePools, paper_course
 from tinyalgo.gym.env import DEFAULT_ADVANCE_AFTER, check_flag, check_options, check_render_mode, check_spaces
 from tinyalgo.gym.render import frame_shape, rgb_frame, symbol_glyphs
 from tinyalgo.gym.spaces import make_spaces
+from tinyalgo.host.speed import count_outside
 from tinyalgo.inspection.render import render_lane
 
 REASON_NAMES = np.array(END_REASONS)       # an end reason's code -> its name, for whole arrays at once
@@ -73,7 +74,8 @@ class TinyAlgoVectorEnv(VectorEnv):
                  observation_space: str = "multidiscrete"):
         self._check_common(num_envs, render_mode, step_info, autoreset_mode, max_episode_steps)
         kinds = check_spaces(action_space, observation_space)
-        self._setup(paper_course(task, base, complexity, curriculum, reward, advance_after, extra_curriculum))
+        self._setup(paper_course(task, base=base, complexity=complexity, curriculum=curriculum, reward=reward,
+                                 advance_after=advance_after, extra_curriculum=extra_curriculum))
         self._make_spaces(*kinds, self._env.obs_sizes)
 
     def _make_spaces(self, action_kind, observation_kind, obs_sizes, observation=None) -> None:
@@ -97,7 +99,7 @@ class TinyAlgoVectorEnv(VectorEnv):
     def _setup(self, course) -> None:
         B, task = self.num_envs, course.task
         self.task = task
-        env = self._env = Environment(task, B, complexity=task.min_complexity, seed=0)
+        env = self._env = Environment(task, batch_size=B, complexity=task.min_complexity, seed=0)
         env.restart = False
         self._pools = LanePools(course, env.lanes, B)
         vocab = task.vocab
@@ -128,7 +130,7 @@ class TinyAlgoVectorEnv(VectorEnv):
         shape = (self.num_envs, 3)
         if a.shape == shape and a.dtype.kind in "iu":
             a = a.astype(np.int64, copy=False)
-            if not np.count_nonzero(a.view(np.uint64) >= self._limits):     # negatives viewed as unsigned are huge
+            if not count_outside(a, self._limits):
                 return a
         raise ValueError(f"actions must be an integer array of shape {shape}, one (move, write, symbol) per lane,"
                          f" with move in 0..{self._nm - 1}, write 0 or 1, symbol in 0..{self._V - 1};"
@@ -140,7 +142,7 @@ class TinyAlgoVectorEnv(VectorEnv):
         n = self.joint_actions.n
         if a.shape == (self.num_envs,) and a.dtype.kind in "iu":
             a = a.astype(np.int64, copy=False)
-            if not np.count_nonzero(a.view(np.uint64) >= n):         # negatives viewed as unsigned are huge
+            if not count_outside(a, np.uint64(n)):
                 return self.joint_actions.table[a]
         raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), one action index in"
                          f" 0..{n - 1} per lane (action_space='discrete'); got {actions!r}")

@@ -15,6 +15,32 @@ class _ColumnArithmetic(Task):
 
     q_column = True
 
+    def length(self, instances):
+        return instances.n_outputs - 1               # one output digit per column, and the final carry
+
+    def length_from_end(self, x):
+        return 1 - x                                 # the numbers end at x = 2 - n: the empty column x = 1 - n
+
+    def digit_cell(self, n, row, j):
+        return 1 - j, row                            # least significant digit first, from x = 1 leftwards
+
+    def target_source(self, n, j, arrow=None):
+        return 1 - j, None                           # the column x = 1 - j makes target j
+
+    def of_digits(self, digits, n, multipliers=None, keys=None):
+        return self.build(np.asarray(digits), np.full(len(digits), n))
+
+    def corners(self, n):
+        """A carry chain top...top + 1 (+ 0), all maximal digits, all zeros (top = base - 1)."""
+        top, r = self.base - 1, len(self.number_rows)
+        one = np.zeros(n, dtype=np.int64)
+        one[0] = 1
+        nines, zeros = np.full(n, top), np.zeros(n, dtype=np.int64)
+        chain = np.stack([nines, one] + [zeros] * (r - 2))[None]
+        return {f"carry chain {top}...{top} + 1" + " + 0" * (r - 2): self.of_digits(chain, n),
+                "all maximal": self.of_digits(np.stack([nines] * r)[None], n),
+                "all zeros": self.of_digits(np.stack([zeros] * r)[None], n)}
+
     def _zigzag(self, lengths: np.ndarray, reads: int) -> np.ndarray:
         """Ground truth: per column ``reads - 1`` vertical moves (down on even
         columns, up on odd ones), then (left, write); then one final (left,
@@ -56,6 +82,7 @@ class Addition(_ColumnArithmetic):
     """Add two L-digit numbers, L = max(c // 2, U{1,2,3}) (docs/original-release.md#addition)."""
 
     name, rows, fill, factor, min_complexity = "addition", 2, "e", 2, 2
+    number_rows = (1, 2)
 
     def sample(self, rng, complexities, level=None, low_accuracy=False):
         c = self.check_complexities(complexities)
@@ -73,6 +100,7 @@ class Addition3(_ColumnArithmetic):
     with complexity 3L (docs/original-release.md#bug-addition3-complexity) and the optional extra curriculum."""
 
     name, rows, fill, factor, min_complexity = "addition3", 3, "e", 3, 3
+    number_rows = (1, 2, 3)
     # In base 2 the last carry of three numbers can be 2, which is not a digit:
     # L + 1 output digits cannot hold the sum (the paper's App. B never solved it).
     min_base = 3
@@ -132,6 +160,30 @@ class Multiplication(_ColumnArithmetic):
 
     name, rows, fill, factor, min_complexity, min_base = "multiplication", 2, "zero", 1, 1, 3
     min_base_reason = "there is no multiplier digit >= 2 in base 2"
+    number_rows = (2,)                               # m sits on row 1
+
+    @property
+    def n_multipliers(self):
+        return self.base - 2                         # m in 2..base-1
+
+    def of_digits(self, digits, n, multipliers=None, keys=None):
+        k = len(digits)
+        return self.build(np.asarray(digits)[:, 0], np.full(k, 2) if multipliers is None else multipliers,
+                          np.full(k, n))
+
+    def _multipliers(self, choices):
+        return 2 + choices
+
+    def _random_multipliers(self, rng, k):
+        return rng.integers(2, self.base, size=k)
+
+    def corners(self, n):
+        """top...top x 2 (a carry chain), top...top x top, 0...0 x top (top = base - 1)."""
+        top = self.base - 1
+        nines, zeros = np.full((1, 1, n), top), np.zeros((1, 1, n), dtype=np.int64)
+        return {f"carry chain {top}...{top} x 2": self.of_digits(nines, n, [2]),
+                f"all maximal ({top}...{top} x {top})": self.of_digits(nines, n, [top]),
+                f"all zeros x {top}": self.of_digits(zeros, n, [top])}
 
     def sample(self, rng, complexities, level=None, low_accuracy=False):
         n = self.check_complexities(complexities)

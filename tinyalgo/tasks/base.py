@@ -24,8 +24,10 @@ class Task:
     min_base = 2
     min_base_reason = ""     # why a smaller base does not work, for the error message
     has_extra_curriculum = False   # whether ``extra_curriculum`` changes what ``sample`` draws
+    q_from_clock = False     # the task's own end rule: from each instance's ``clock`` step on, every cell reads q
+    number_rows = ()         # rows y holding the instance's numbers of n digits; none: its digits are the fill (walk)
 
-    def __init__(self, base: int = 10, extra_curriculum: bool = True):
+    def __init__(self, base: int = 10, *, extra_curriculum: bool = True):
         """``extra_curriculum``: the release's extra curriculum of easy
         instances while training short ones, for a task that has one
         (``has_extra_curriculum``: 3-number addition); on for training, off
@@ -66,6 +68,77 @@ class Task:
 
     def _keys(self, rng, k):
         return rng.integers(0, 2 ** 40, size=k, dtype=np.int64)
+
+    # ------------------------------------------------ instances by length
+    # The length of an instance is the number of digits of its numbers (walk:
+    # the distance d from the start to the arrow).  Exhaustive checks and
+    # counterexamples (tinyalgo/automata) ask for instances of one length.
+
+    def length(self, instances: Instances) -> np.ndarray:
+        """The length (k,) of each instance."""
+        raise NotImplementedError
+
+    def length_from_end(self, x: int) -> int:
+        """The length of an instance whose input ends at column ``x`` (the
+        first cell past its digits in reading order: copy's ``q``,
+        reverse's ``p``, walk's arrow, all at x = 1 + n)."""
+        return x - 1
+
+    def digit_cell(self, n: int, row: int, j: int) -> tuple:
+        """The position (x, y) of digit j (in reading order) of the number on ``row``, at length n."""
+        raise NotImplementedError
+
+    def target_source(self, n: int, j: int, arrow=None):
+        """Where target j comes from at length n: the cell (x, y) it copies,
+        (x, None) for a column that makes it, None if unknown."""
+        raise NotImplementedError
+
+    @property
+    def n_multipliers(self) -> int:
+        """How many choices of parameters an instance has besides its numbers (multiplication: m)."""
+        return 1
+
+    def count_of_length(self, n: int):
+        """How many instances of length n there are: base^(rows x n) boards
+        times ``n_multipliers``; None where the digits are the fill (walk)."""
+        if not self.number_rows:
+            return None
+        return self.base ** (len(self.number_rows) * n) * self.n_multipliers
+
+    def of_digits(self, digits, n: int, multipliers=None, keys=None) -> Instances:
+        """Instances of length n from ``digits`` (k, len(number_rows), n), each row's
+        number in reading order; ``multipliers`` (k,) where the task has
+        them, ``keys`` (k,) of the random fill (default 0)."""
+        raise NotImplementedError
+
+    def numbered(self, n: int, numbers) -> Instances:
+        """The instances of length n numbered ``numbers`` (k,), each below
+        ``count_of_length(n)``: a number's base-``base`` digits, and its
+        choice of parameters ``number // base^(rows x n)`` (``n_multipliers``)."""
+        numbers = np.asarray(numbers, dtype=np.int64)
+        rows, k = len(self.number_rows), len(numbers)
+        boards = self.base ** (rows * n)
+        grid = np.stack(np.unravel_index(numbers % boards, (self.base,) * (rows * n)), axis=1)     # (k, rows * n)
+        return self.of_digits(grid.reshape(k, rows, n), n, multipliers=self._multipliers(numbers // boards),
+                              keys=np.zeros(k, dtype=np.int64))
+
+    def random_of_length(self, rng: np.random.Generator, n: int, keys) -> Instances:
+        """len(keys) random instances of length n, with random keys ``keys``."""
+        k = len(keys)
+        digits = rng.integers(0, self.base, size=(k, len(self.number_rows), n))
+        return self.of_digits(digits, n, multipliers=self._random_multipliers(rng, k), keys=keys)
+
+    def _multipliers(self, choices):
+        """The parameters (k,) numbered ``choices`` (k,) in 0..n_multipliers-1; None without parameters."""
+        return None
+
+    def _random_multipliers(self, rng, k):
+        return None
+
+    def corners(self, n: int) -> dict:
+        """{name: Instances (one)} of the boards of length n that random
+        instances almost never draw (``tasks.corners``); none by default."""
+        return {}
 
 
 def _pad_actions(seq_len: np.ndarray, width: int, table: np.ndarray) -> np.ndarray:

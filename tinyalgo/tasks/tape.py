@@ -7,11 +7,43 @@ from tinyalgo.tasks.instances import NO_CLOCK, Instances
 from tinyalgo.tasks.base import LEFT, RIGHT, Task, _pad_actions
 
 
-class Copy(Task):
+class _Tape(Task):
+    """A tape task: one number of n digits at x = 1..n of row 1, on a random fill."""
+
+    number_rows = (1,)
+
+    def length(self, instances):
+        return instances.n_outputs.copy()
+
+    def digit_cell(self, n, row, j):
+        return 1 + j, 1
+
+    def of_digits(self, digits, n, multipliers=None, keys=None):
+        k = len(digits)
+        return self.build(np.asarray(digits)[:, 0], np.full(k, n), np.zeros(k, np.int64) if keys is None else keys)
+
+    def layout_span(self, n: int) -> tuple:
+        """The first and last x of the cells an instance of length n defines."""
+        raise NotImplementedError
+
+    def corners(self, n):
+        """All maximal digits, all zeros."""
+        top = self.base - 1
+        return {"all maximal": self.of_digits(np.full((1, 1, n), top), n),
+                "all zeros": self.of_digits(np.zeros((1, 1, n), dtype=np.int64), n)}
+
+
+class Copy(_Tape):
     """Copy the c digits of the input tape (paper section 3, Figure 2; a tape:
     docs/original-release.md#bug-copy-tape)."""
 
     name, interface, fill, factor, min_complexity = "copy", "tape", "random", 1, 1
+
+    def layout_span(self, n):
+        return 1, n + 1                              # the digits, the q
+
+    def target_source(self, n, j, arrow=None):
+        return 1 + j, 1
 
     def sample(self, rng, complexities, level=None, low_accuracy=False):
         c = self.check_complexities(complexities)
@@ -32,10 +64,16 @@ class Copy(Task):
                          clock=np.full(k, NO_CLOCK))
 
 
-class Reverse(Task):
+class Reverse(_Tape):
     """Reverse the n = c // 2 digits left of the marker ``p`` (docs/original-release.md#reverse)."""
 
     name, interface, fill, factor, min_complexity = "reverse", "tape", "random", 2, 2
+
+    def layout_span(self, n):
+        return 0, n + 2                              # the q, the digits, the two p
+
+    def target_source(self, n, j, arrow=None):
+        return n - j, 1
 
     def sample(self, rng, complexities, level=None, low_accuracy=False):
         n = self.check_complexities(complexities) // 2

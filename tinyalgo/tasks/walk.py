@@ -14,12 +14,31 @@ class Walk(Task):
     """Walk right to an arrow, turn, and copy the digits met (docs/original-release.md#walk)."""
 
     name, interface, fill, factor, min_complexity = "walk", "grid", "random", 1, 2
+    q_from_clock = True      # from step c + 2 on every cell reads q (docs/original-release.md#walk)
     ARROW_MOVES: ClassVar[dict] = {"l": LEFT, "u": UP, "d": DOWN}
+    ARROW_STEPS: ClassVar[dict] = {"l": (-1, 0), "u": (0, -1), "d": (0, 1)}     # (dx, dy) after the turn
 
     def sample(self, rng, complexities, level=None, low_accuracy=False):
         c = self.check_complexities(complexities)
         arrows = np.array(["l", "u", "d"])[rng.integers(0, 3, size=len(c))]
         return self.build(c, arrows, self._keys(rng, len(c)))
+
+    def length(self, instances):
+        """The distance d (k,) from the start to the arrow."""
+        return instances.x0 - 1
+
+    def target_source(self, n, j, arrow=None):
+        """The cell target j copies, d = n cells right of the start and j + 1 past the turn (None without the arrow)."""
+        if arrow is None:
+            return None
+        dx, dy = self.ARROW_STEPS[arrow]
+        return 1 + n + dx * (j + 1), 1 + dy * (j + 1)
+
+    def random_of_length(self, rng, n, keys):
+        """Complexity 2d or 2d + 1 for d = n, a uniform arrow."""
+        k = len(keys)
+        complexities = 2 * n + rng.integers(0, 2, size=k)
+        return self.build(complexities, np.array(list(self.ARROW_MOVES))[rng.integers(0, 3, size=k)], keys)
 
     def build(self, complexities, arrows, keys):
         """complexities c (k,), arrows (k,) of 'l' 'u' 'd', keys (k,)."""
