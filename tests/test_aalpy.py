@@ -127,3 +127,21 @@ def test_the_command_refuses_bad_input_in_one_line(tmp_path, capsys, monkeypatch
     assert main(["experiment", "aalpy", "--networks", str(tmp_path), "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
     assert "pip install -e '.[aalpy]'" in err and "\n" not in err
+
+
+def test_a_networks_rows_say_what_the_verifier_and_the_oracles_found():
+    from tinyalgo.automata.aalpy_learn import compare
+    env = Environment("copy", batch_size=1)
+    cfg = ControllerConfig(obs_sizes=env.obs_sizes, n_actions=4, n_symbols=Vocabulary(10).size, core="ff", units=8)
+    untrained = Controller(cfg, rng=0)                     # fails copy: its machine is refuted
+    rows = compare(untrained, "copy", 10, committed("copy-s100"), steps=3000, seconds=30, verify_seconds=20,
+                   complexity=5, instances=4, log=lambda _: None)
+    assert [(r["learner"], r["oracle"]) for r in rows] == [(a, o) for a in ("lstar", "kv") for o in ORACLES]
+    learned = [r for r in rows if r["verdict"] != "no hypothesis"]
+    assert learned and all(r["verdict"] == "counterexample" for r in learned)
+    for r in learned:
+        assert r["network_solves_cex"] is False and r["tinyalgo_solves_cex"] is True
+        assert r["cexes_tinyalgo_agrees"] + r["cexes_tinyalgo_recorded"] + r["cexes_tinyalgo_unrecorded"] \
+            == r["oracle_cexes"]
+        assert r["membership_steps"] + r["equivalence_steps"] <= 3000
+    assert all(r["oracle_on_tinyalgo"] != "none" for r in rows)   # the network does not act as the copy machine

@@ -196,7 +196,7 @@ def compare(controller, task_name: str, base: int, proved=None, steps: int = 50_
                 row.update(cex_length=report["length"],
                            network_solves_cex=bool(solves(controller, task_name, base, inst)[0]))
                 if proved is not None:
-                    row["tinyalgo_solves_cex"] = bool(run_on(proved, inst)["solved"][0])
+                    row["tinyalgo_solves_cex"] = bool(run_on(proved, inst)[0][0])
             fid = (fidelity(m, controller, complexity, instances, seed=seed + 1) if m is not None else
                    dict(step=float("nan"), instance=float("nan")))
             row.update(agree_step=round(fid["step"], 4), agree_instance=round(fid["instance"], 4),
