@@ -25,7 +25,7 @@ COLUMNS = ("task", "seed", "learner", "oracle", "states", "verdict", "cex_length
            "tinyalgo_solves_cex", "stopped", "rounds", "membership_queries", "membership_steps", "equivalence_queries",
            "equivalence_steps", "seconds", "verify_seconds", "agree_step", "agree_instance", "oracle_cexes",
            "cexes_tinyalgo_agrees", "cexes_tinyalgo_recorded", "cexes_tinyalgo_unrecorded", "oracle_on_tinyalgo",
-           "tinyalgo_states", "tinyalgo_verdict", "tinyalgo_seconds")
+           "tinyalgo_states", "tinyalgo_verdict", "tinyalgo_seconds", "command")
 
 
 def seed_of(folder: str) -> int:
@@ -66,25 +66,27 @@ def read_rows(out: str) -> list:
         return list(csv.DictReader(f))
 
 
-def write(rows: list, out: str, command: str, steps: int, seconds: float) -> None:
+def write(rows: list, out: str, steps: int, seconds: float) -> None:
     """OUT/results.csv and OUT/README.md, atomically."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=COLUMNS, extrasaction="ignore", lineterminator="\n")
     w.writeheader()
     w.writerows(rows)
     atomic_write_bytes(os.path.join(out, CSV), buf.getvalue().encode())
-    atomic_write_bytes(os.path.join(out, "README.md"), markdown(rows, command, steps, seconds).encode())
+    atomic_write_bytes(os.path.join(out, "README.md"), markdown(rows, steps, seconds).encode())
 
 
-def _median(values):
-    values = [float(v) for v in values if v not in ("", None)]
-    return statistics.median(values) if values else float("nan")
+def _median(values, spec: str = "g") -> str:
+    """The median of the given values (blanks left out) formatted with ``spec``; "-" if there are none."""
+    values = [float(v) for v in values if v not in ("", None) and float(v) == float(v)]     # no blanks, no NaN
+    return format(statistics.median(values), spec) if values else "-"
 
 
-def markdown(rows: list, command: str, steps: int, seconds: float) -> str:
+def markdown(rows: list, steps: int, seconds: float) -> str:
     """The summary by task, learner and oracle, then every row."""
+    commands = list(dict.fromkeys(r.get("command", "") for r in rows))
     lines = ["# AALpy's L* and KV on the trained networks, against tinyalgo's extraction and verifier", "",
-             "Made by", "", f"    {command}", "",
+             "Made by", ""] + [f"    {c}" for c in commands] + ["",
              f"Budget of every learning run: {steps:,} network steps (membership and equivalence queries together)"
              f" or {seconds:g} s, whichever ends first; the same for each oracle run against tinyalgo's machine."
              f" Oracles: the W-method with {W_EXTRA_STATES} state more than the hypothesis; random walks of"
@@ -92,9 +94,12 @@ def markdown(rows: list, command: str, steps: int, seconds: float) -> str:
              f" {RANDOM_WALK['reset_prob']}); {STATE_PREFIX['walks_per_state']} walks of"
              f" {STATE_PREFIX['walk_len']} steps from each state's access sequence (state-prefix coverage).", "",
              "## Summary", "",
-             "| task | learner | oracle | networks | proved by tinyalgo's verifier | states (median) | tinyalgo's"
-             " states (median) | network steps (median) | seconds (median) | stopped by the budget |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "States: the median over the runs that gave a hypothesis. tinyalgo: its kept proof of the same networks"
+             " (states; extraction and verification seconds of its loop, all rounds).", "",
+             "| task | learner | oracle | networks | proved by tinyalgo's verifier | refuted (network solves the"
+             " counterexample) | no hypothesis | states (median) | network steps (median) | seconds (median) |"
+             " stopped by the budget | tinyalgo: states, seconds (median) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for task in dict.fromkeys(r["task"] for r in rows):
         for learner in LEARNERS:
             for oracle in ORACLES:
@@ -102,12 +107,40 @@ def markdown(rows: list, command: str, steps: int, seconds: float) -> str:
                 if not group:
                     continue
                 steps_used = [int(r["membership_steps"]) + int(r["equivalence_steps"]) for r in group]
+                refuted = [r for r in group if r["verdict"] == "counterexample"]
                 lines.append(f"| {task} | {learner} | {oracle} | {len(group)} |"
                              f" {sum(r['verdict'] == 'proved' for r in group)} |"
-                             f" {_median([r['states'] for r in group]):g} |"
-                             f" {_median([r.get('tinyalgo_states', '') for r in group]):g} |"
-                             f" {_median(steps_used):,.0f} | {_median([r['seconds'] for r in group]):.1f} |"
-                             f" {sum(str(r['stopped']).startswith('budget') for r in group)} |")
+                             f" {len(refuted)} ({sum(str(r['network_solves_cex']) == 'True' for r in refuted)}) |"
+                             f" {sum(r['verdict'] == 'no hypothesis' for r in group)} |"
+                             f" {_median([r['states'] for r in group if int(r['states']) > 0])} |"
+                             f" {_median(steps_used, ',.0f')} | {_median([r['seconds'] for r in group], '.1f')} |"
+                             f" {sum(str(r['stopped']).startswith('budget') for r in group)} |"
+                             f" {_median([r.get('tinyalgo_states', '') for r in group])},"
+                             f" {_median([r.get('tinyalgo_seconds', '') for r in group], '.0f')} |")
+    lines += ["", "## Counterexamples, both ways", "",
+              "tinyalgo's verifier on AALpy's machines: how many it refutes, and on how many of those boards the"
+              " network and tinyalgo's proved machine are right (a board where AALpy's machine leaves the network,"
+              " which AALpy's oracle did not find). AALpy's oracles' counterexamples during learning, replayed on"
+              " tinyalgo's proved machine: where it agrees with the network on the whole word, or first differs at"
+              " a (state, input) pair its recording held, or at one it never recorded (answered by the default)."
+              " Each oracle once on tinyalgo's proved machine as the hypothesis: where the counterexample first"
+              " differs.", "",
+              "| task | AALpy machines refuted / learned | network solves the refuting board | tinyalgo's machine"
+              " solves it | oracle counterexamples: agrees / recorded / unrecorded | oracle on tinyalgo's machine:"
+              " none / recorded / unrecorded |", "|---|---|---|---|---|---|"]
+    for task in dict.fromkeys(r["task"] for r in rows):
+        group = [r for r in rows if r["task"] == task]
+        learned = [r for r in group if r["verdict"] != "no hypothesis"]
+        refuted = [r for r in learned if r["verdict"] == "counterexample"]
+        count = lambda key: sum(int(r.get(key) or 0) for r in group)      # noqa: E731
+        once = {(r["seed"], r["oracle"]): str(r.get("oracle_on_tinyalgo", "")) for r in group}
+        lines.append(f"| {task} | {len(refuted)} / {len(learned)} |"
+                     f" {sum(str(r['network_solves_cex']) == 'True' for r in refuted)} |"
+                     f" {sum(str(r['tinyalgo_solves_cex']) == 'True' for r in refuted)} |"
+                     f" {count('cexes_tinyalgo_agrees')} / {count('cexes_tinyalgo_recorded')} /"
+                     f" {count('cexes_tinyalgo_unrecorded')} | {sum(v == 'none' for v in once.values())} /"
+                     f" {sum('a recorded' in v for v in once.values())} /"
+                     f" {sum('unrecorded' in v for v in once.values())} |")
     lines += ["", "## Every run", "",
               "verdict: tinyalgo's verifier on AALpy's machine (counterexample: its length, and whether the network"
               " and tinyalgo's proved machine solve it). MQ / EQ: membership / equivalence queries and steps that"
@@ -126,7 +159,8 @@ def markdown(rows: list, command: str, steps: int, seconds: float) -> str:
                      f" {r.get('tinyalgo_states', '')} | {verdict} | {r['stopped']} | {r['rounds']} |"
                      f" {int(r['membership_queries']):,} / {int(r['membership_steps']):,} |"
                      f" {int(r['equivalence_queries']):,} / {int(r['equivalence_steps']):,} | {r['seconds']} |"
-                     f" {float(r['agree_step']):.3f} / {float(r['agree_instance']):.2f} | {r['oracle_cexes']}"
+                     f" {_median([r['agree_step']], '.3f')} / {_median([r['agree_instance']], '.2f')} |"
+                     f" {r['oracle_cexes']}"
                      f" ({r.get('cexes_tinyalgo_agrees', '')}/{r.get('cexes_tinyalgo_recorded', '')}/"
                      f"{r.get('cexes_tinyalgo_unrecorded', '')}) | {r.get('oracle_on_tinyalgo', '')} |")
     return "\n".join(lines) + "\n"
@@ -144,7 +178,7 @@ def run(networks: list, proofs: list, out: str, command: str, steps: int, second
                                              else ", no tinyalgo proof kept"))
         new = compare(controller, task, base, proved, steps, seconds, seed, verify_seconds, log=log)
         for r in new:
-            r.update(ref, seed=s)
+            r.update(ref, seed=s, command=command)
         rows = [r for r in rows if (r["task"], str(r["seed"])) != (task, str(s))] + new
-        write(rows, out, command, steps, seconds)
+        write(rows, out, steps, seconds)
     return rows
