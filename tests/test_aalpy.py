@@ -129,7 +129,8 @@ def test_the_command_refuses_bad_input_in_one_line(tmp_path, capsys, monkeypatch
     assert "pip install -e '.[aalpy]'" in err and "\n" not in err
 
 
-def test_a_networks_rows_say_what_the_verifier_and_the_oracles_found():
+def test_a_networks_rows_say_what_the_verifier_and_the_oracles_found(tmp_path):
+    from tinyalgo.automata import aalpy_table
     from tinyalgo.automata.aalpy_learn import compare
     env = Environment("copy", batch_size=1)
     cfg = ControllerConfig(obs_sizes=env.obs_sizes, n_actions=4, n_symbols=Vocabulary(10).size, core="ff", units=8)
@@ -145,3 +146,12 @@ def test_a_networks_rows_say_what_the_verifier_and_the_oracles_found():
             == r["oracle_cexes"]
         assert r["membership_steps"] + r["equivalence_steps"] <= 3000
     assert all(r["oracle_on_tinyalgo"] != "none" for r in rows)   # the network does not act as the copy machine
+    for r in rows:
+        r.update(seed=7, command="tinyalgo experiment aalpy ...")
+    aalpy_table.write(rows, str(tmp_path), 3000, 30)
+    again = aalpy_table.read_rows(str(tmp_path))
+    assert [(r["learner"], r["oracle"], r["verdict"]) for r in again] == \
+        [(r["learner"], r["oracle"], r["verdict"]) for r in rows]
+    text = (tmp_path / "README.md").read_text()
+    n = len(learned)
+    assert "    tinyalgo experiment aalpy ..." in text and f"| copy | {n} / {n} | 0 | {n} |" in text
