@@ -166,7 +166,7 @@ def oracle_on_machine(controller, machine, oracle: str, steps: int, seconds: flo
                 steps=budget.used(), seconds=round(time.perf_counter() - started, 2))
 
 
-def compare(controller, task_name: str, base: int, proved=None, steps: int = 50_000, seconds: float = 90,
+def compare(controller, task_name: str, base: int, proved=None, steps: int = 50_000, seconds: float = 60,
             seed: int = 0, verify_seconds: float = 60, complexity: int = 100, instances: int = 20, log=print) -> list:
     """The rows of one network (see the module doc): one per learner and
     oracle.  ``proved``: tinyalgo's proved machine of the network, or None."""
