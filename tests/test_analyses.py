@@ -225,7 +225,7 @@ def test_every_experiment_option_has_help_with_its_default(capsys):
     experiment = build_parser()._subparsers._group_actions[0].choices["experiment"]
     names = experiment._subparsers._group_actions[0].choices
     assert {"table1", "figure3", "figure5", "appendix-b", "appendix-c", "compact", "departures", "q-margins", "hazard",
-            "reverse-first-step", "automata", "figure4b", "sb3-example", "certified"} == set(names)
+            "reverse-first-step", "automata", "figure4b", "sb3-example", "certified", "aalpy"} == set(names)
     for name, parser in names.items():
         for action in parser._actions:
             if action.option_strings and action.dest != "help":

@@ -32,6 +32,7 @@ import glob
 import os
 import sys
 
+from tinyalgo.cli.aalpy_command import register_aalpy
 from tinyalgo.cli.args import UsageError, check_writable_folder, int_at_least, output_path
 from tinyalgo.cli.sizes import check_memory, environment_bytes
 from tinyalgo.cli.sweeps import SWEEPS, register_sweeps
@@ -321,3 +322,4 @@ def register(sub) -> None:
     names = ex.add_subparsers(dest="name", metavar="NAME", required=True)
     register_sweeps(names)
     register_analyses(names)
+    register_aalpy(names)

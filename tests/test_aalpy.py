@@ -1,0 +1,157 @@
+"""AALpy's learners on tinyalgo's systems (tinyalgo/automata/aalpy_sul.py,
+aalpy_learn.py; the aalpy extra, skipped without it): a committed proved
+machine wrapped as a system under learning is learned back, equivalent, and
+proved by the verifier; a damaged one is learned as damaged and refuted; the
+network as a SUL answers as it acts in the environment; budgets hold; the
+command refuses bad input in one line."""
+import random
+from collections import deque
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+pytest.importorskip("aalpy")
+
+from tinyalgo.automata import aalpy_sul  # noqa: E402
+from tinyalgo.automata.aalpy_learn import ORACLES, learn  # noqa: E402
+from tinyalgo.automata.aalpy_sul import (Budget, MachineSteps, NetworkSteps, alphabet, label,  # noqa: E402
+                                         to_machine, to_mealy)
+from tinyalgo.automata.machine import load_machine  # noqa: E402
+from tinyalgo.automata.record import record  # noqa: E402
+from tinyalgo.automata.verify import verify  # noqa: E402
+from tinyalgo.cli.main import main  # noqa: E402
+from tinyalgo.controller import Controller  # noqa: E402
+from tinyalgo.controller_config import ControllerConfig  # noqa: E402
+from tinyalgo.environment import Environment  # noqa: E402
+from tinyalgo.symbols import Vocabulary  # noqa: E402
+
+PROOFS = "figures/automata/fresh_seeds/proofs"
+
+
+def committed(name):
+    return load_machine(f"{PROOFS}/{name}/machine.json")
+
+
+def difference(a, b, inputs):
+    """A word on which machines ``a`` and ``b`` (run without a controller)
+    answer differently, shortest first; None if they are equivalent."""
+    sa, sb = MachineSteps(a), MachineSteps(b)
+    seen, todo = {(a.start, b.start)}, deque([(a.start, b.start, ())])
+    while todo:
+        p, q, word = todo.popleft()
+        for char in inputs:
+            sa.state, sb.state = p, q
+            if sa.step(char) != sb.step(char):
+                return word + (char,)
+            if (sa.state, sb.state) not in seen:
+                seen.add((sa.state, sb.state))
+                todo.append((sa.state, sb.state, word + (char,)))
+    return None
+
+
+@pytest.mark.parametrize("name,learner,oracle", [("reverse-s100", "lstar", "w-method"),
+                                                 ("reverse-s100", "kv", "random-walk"),
+                                                 ("walk-s100", "kv", "state-prefix"),
+                                                 ("walk-s100", "lstar", "random-walk")])
+def test_a_committed_machine_is_learned_back_equivalent_and_proved(name, learner, oracle):
+    m = committed(name)
+    budget = Budget(200_000, 120)
+    got = learn(MachineSteps(m, budget), budget, learner, oracle, seed=0)
+    learned, inputs = got["machine"], alphabet(m.task, m.base)
+    assert got["stopped"] == "learned" and learned.task == m.task and learned.n_moves == m.n_moves
+    assert difference(learned, m, inputs) is None
+    assert learned.n_states <= m.n_states                   # AALpy's is minimal; tinyalgo's may not be
+    assert verify(learned)["verdict"] == "proved"
+    used = got["membership_steps"] + got["equivalence_steps"]
+    assert 0 < used <= 200_000 and got["membership_queries"] > 0
+
+
+def test_a_damaged_machine_is_learned_as_damaged_and_refuted_on_a_board_the_original_solves():
+    m = committed("reverse-s100")
+    bad = replace(m, symbol=m.symbol.copy())
+    s, x = np.argwhere(m.symbol == 3)[0]                    # a recorded write of 3 ...
+    bad.symbol[s, x] = 5                                    # ... writes 5 instead
+    budget = Budget(200_000, 120)
+    got = learn(MachineSteps(bad, budget), budget, "kv", "state-prefix", seed=1)
+    assert difference(got["machine"], bad, alphabet(m.task, m.base)) is None
+    report = verify(got["machine"])
+    assert report["verdict"] == "counterexample" and 3 in report["instance"]["cells"][0]
+
+
+@pytest.mark.parametrize("task,core", [("copy", "gru"), ("walk", "ff")])
+def test_the_network_as_a_sul_answers_as_it_acts_in_the_environment(task, core):
+    env = Environment(task, batch_size=1)
+    cfg = ControllerConfig(obs_sizes=env.obs_sizes, n_actions=2 * env.n_moves, n_symbols=Vocabulary(10).size,
+                           core=core, units=16)
+    controller = Controller(cfg, rng=3)
+    rec = record(controller, task, [4, 7], instances=6, seed=5)
+    chars = Vocabulary(10).chars
+    net = NetworkSteps(controller, task, 10)
+    for row in np.nonzero(rec.first)[0]:
+        net.reset()
+        while row >= 0:
+            assert net.feedback == tuple(rec.obs[row, 1:5])
+            assert net.step(chars[rec.obs[row, 0]]) == label(rec.action[row], rec.symbol[row], env.n_moves, chars)
+            row = rec.next_row[row]
+
+
+def test_conversions_keep_the_machine_and_leave_unshown_symbols_unknown():
+    m = committed("walk-s100")
+    inputs = alphabet(m.task, m.base)
+    back = to_machine(to_mealy(m, inputs), m.task, m.base, m.n_moves)
+    assert difference(back, m, inputs) is None
+    shown = [Vocabulary(m.base).chars.index(c) for c in inputs]
+    hidden = [x for x in range(back.n_inputs) if x not in shown]
+    assert (back.action[:, shown] >= 0).all() and (back.action[:, hidden] == -1).all()
+
+
+@pytest.mark.parametrize("oracle", ORACLES)
+def test_the_budget_stops_learning_within_its_steps_and_leaves_pythons_random_as_it_was(oracle):
+    random.seed(123)
+    expected = random.random()
+    random.seed(123)
+    m = committed("walk-s100")
+    budget = Budget(300, 60)
+    got = learn(MachineSteps(m, budget), budget, "lstar", oracle, seed=0)
+    assert got["stopped"].startswith("budget") and budget.spent == "steps"
+    assert got["membership_steps"] + got["equivalence_steps"] == 300
+    assert random.random() == expected
+
+
+def test_the_command_refuses_bad_input_in_one_line(tmp_path, capsys, monkeypatch):
+    assert main(["experiment", "aalpy", "--networks", str(tmp_path / "nowhere-s1"), "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "no checkpoint.npz there" in err and "\n" not in err
+    monkeypatch.setattr(aalpy_sul, "require_aalpy", lambda: (_ for _ in ()).throw(ImportError(aalpy_sul.MISSING)))
+    assert main(["experiment", "aalpy", "--networks", str(tmp_path), "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "pip install -e '.[aalpy]'" in err and "\n" not in err
+
+
+def test_a_networks_rows_say_what_the_verifier_and_the_oracles_found(tmp_path):
+    from tinyalgo.automata import aalpy_table
+    from tinyalgo.automata.aalpy_learn import compare
+    env = Environment("copy", batch_size=1)
+    cfg = ControllerConfig(obs_sizes=env.obs_sizes, n_actions=4, n_symbols=Vocabulary(10).size, core="ff", units=8)
+    untrained = Controller(cfg, rng=0)                     # fails copy: its machine is refuted
+    rows = compare(untrained, "copy", 10, committed("copy-s100"), steps=3000, seconds=30, verify_seconds=20,
+                   complexity=5, instances=4, log=lambda _: None)
+    assert [(r["learner"], r["oracle"]) for r in rows] == [(a, o) for a in ("lstar", "kv") for o in ORACLES]
+    learned = [r for r in rows if r["verdict"] != "no hypothesis"]
+    assert learned and all(r["verdict"] == "counterexample" for r in learned)
+    for r in learned:
+        assert r["network_solves_cex"] is False and r["tinyalgo_solves_cex"] is True
+        assert r["cexes_tinyalgo_agrees"] + r["cexes_tinyalgo_recorded"] + r["cexes_tinyalgo_unrecorded"] \
+            == r["oracle_cexes"]
+        assert r["membership_steps"] + r["equivalence_steps"] <= 3000
+    assert all(r["oracle_on_tinyalgo"] != "none" for r in rows)   # the network does not act as the copy machine
+    for r in rows:
+        r.update(seed=7, command="tinyalgo experiment aalpy ...")
+    aalpy_table.write(rows, str(tmp_path), 3000, 30)
+    again = aalpy_table.read_rows(str(tmp_path))
+    assert [(r["learner"], r["oracle"], r["verdict"]) for r in again] == \
+        [(r["learner"], r["oracle"], r["verdict"]) for r in rows]
+    text = (tmp_path / "README.md").read_text()
+    n = len(learned)
+    assert "    tinyalgo experiment aalpy ..." in text and f"| copy | {n} / {n} | 0 | {n} |" in text
