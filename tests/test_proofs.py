@@ -509,13 +509,13 @@ def test_the_certified_table_measures_each_proof_beside_its_network(tmp_path, ca
     assert main(["experiment", "certified", "--keep", *map(str, loops.values()), "--proofs", str(proofs),
                  "--networks", str(runs), "--out", str(out)]) == 0
     table = (out / "certified.md").read_text()
-    agree = "| 100.00 / 100.00 / 100.00 | 100 / 100 / 100 | 100 / 100 / 100 |"
+    agree = "| 100.000 / 100.000 / 100.000 | 100 / 100 / 100 | 100 / 100 / 100 |"
     assert "| reverse | 7 | yes | 2 | 1 | as extracted " + agree in table
     kept = json.loads((proofs / "reverse-s8" / "agreement.json").read_text())
     assert kept["network"] == "reverse-full-s8/checkpoint.npz" and len(kept["network_sha256"]) == 64
     assert [r["length"] for r in kept["lengths"]] == [100, 1000, 10000]
     assert all(r["step"] < 1 and r["network_solved"] < 1 and r["machine_solved"] == 1 for r in kept["lengths"])
-    assert "| reverse | 8 | yes | 2 | 1 | as extracted | 100.00 / 100.00 / 100.00 |" not in table
+    assert "| reverse | 8 | yes | 2 | 1 | as extracted | 100.000 / 100.000 / 100.000 |" not in table
     assert main(["experiment", "certified", "--proofs", str(proofs), "--out", str(tmp_path / "again")]) == 0
     assert (tmp_path / "again" / "certified.md").read_text() == table    # from the repository alone: as kept
     assert main(["experiment", "certified", "--proofs", str(proofs), "--networks",

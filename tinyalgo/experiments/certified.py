@@ -246,7 +246,10 @@ TASK_ORDER = ("copy", "reverse", "walk", "addition", "multiplication", "addition
 
 
 def _pct(x, digits=0) -> str:
-    return "-" if x == "" else f"{100 * x:.{digits}f}"
+    """A fraction as a percentage; below 1, never rounded up to 100."""
+    if x == "":
+        return "-"
+    return f"{min(100 * x, 100 - 10 ** -digits) if x < 1 else 100:.{digits}f}"
 
 
 def markdown(rows) -> str:
@@ -261,7 +264,7 @@ def markdown(rows) -> str:
         proved = "yes" if ok else r["verdict"] if not r["verified_again"] else (
             f"FAILS: {r['verified_again']}, certificate {r['certificate']}")
         out.append(f"| {r['task']} | {r['seed']} | {proved} | {r['states']} | {r['rounds']} | {r['about']}"
-                   f" | {' / '.join(_pct(r[f'agree_step_{n}'], 2) for n in LENGTHS)}"
+                   f" | {' / '.join(_pct(r[f'agree_step_{n}'], 3) for n in LENGTHS)}"
                    f" | {' / '.join(_pct(r[f'agree_instance_{n}']) for n in LENGTHS)}"
                    f" | {' / '.join(_pct(r[f'network_solved_{n}']) for n in LENGTHS)}"
                    f" | {r['cpu_minutes'] if r['cpu_minutes'] != '' else '-'} |")
