@@ -314,6 +314,31 @@ def test_verify_loop_command_reports_each_round(tmp_path, capsys):
     assert all(r["cpu_seconds"] >= 0 for r in report["rounds"])
 
 
+def test_verify_loop_options_are_the_fields_of_loop_options(tmp_path, monkeypatch):
+    from test_automata import reverse_controller
+    from tinyalgo.automata import loop
+    from tinyalgo.cli import verify as verify_cli
+    from tinyalgo.runs.checkpoint import save_checkpoint
+    model, given = tmp_path / "model.npz", []
+
+    def spy(controller, task, base, options, **kwargs):
+        given.append(options)
+        return loop.refine(controller, task, base, options, **kwargs)
+
+    monkeypatch.setattr(verify_cli, "refine", spy)
+    save_checkpoint(model, reverse_controller(), dict(config=dict(task="reverse", base=10)))
+    assert main(["verify-loop", str(model), "--out", str(tmp_path / "a")]) == 0
+    assert given[0] == loop.LoopOptions()                                  # the command's defaults are the record's
+    more = ["--complexities", "2", "4", "--instances", "3", "--no-corners", "--rounds", "2", "--seed", "5",
+            "--train-updates", "7", "--repairs", "9", "--faithful", "--census", "11", "--complete"]
+    assert main(["verify-loop", str(model), "--out", str(tmp_path / "b"), *more]) == 0
+    assert given[1] == loop.LoopOptions(complexities=(2, 4), instances=3, corners=False, rounds=2, seed=5,
+                                        train_updates=7, repairs=9, faithful=True, census=11, complete=True)
+    assert json.loads((tmp_path / "b" / "loop.json").read_text())["options"] == given[1].as_dict()
+    fields = {f.replace("_", "-") for f in loop.LoopOptions.__dataclass_fields__} - {"corners"}
+    assert all(f"--{f}" in " ".join(more) for f in fields)               # every field is an option
+
+
 @pytest.fixture(scope="module")
 def trained_reverse():
     """A feed-forward reverse controller trained by Q-learning to the paper's solve (about 1.5 s), its run's
