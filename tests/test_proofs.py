@@ -369,43 +369,47 @@ def test_the_product_follows_an_environment_failure():
 
 
 # ------------------------------------------------------------ bad inputs of the certified table and the loop
-def _certified_inputs(tmp_path, loop, csv_text=None):
-    runs = tmp_path / "runs.csv"
-    runs.write_text(csv_text or "task,column,seed,solved,minutes,solved_fraction_100,solved_fraction_1000\n"
-                                "addition,full,100,True,10.5,1.0,0.98\n")
+def _certified_inputs(tmp_path, loop):
     folder = tmp_path / "loop-addition-s100"
     folder.mkdir(exist_ok=True)
     (folder / "loop.json").write_text(loop if isinstance(loop, str) else json.dumps(loop))
-    return ["experiment", "certified", "--runs", str(runs), "--loops", str(folder), "--out", str(tmp_path / "t")]
+    return ["experiment", "certified", "--keep", str(folder), "--proofs", str(tmp_path / "kept"), "--out",
+            str(tmp_path / "t")]
 
 
-GOOD_ROUND = dict(round=0, states=30, verdict="proved", length=None, extract_seconds=5.0, verify_seconds=0.5)
+GOOD_ROUND = dict(round=0, states=30, verdict="counterexample", length=3, extract_seconds=5.0, verify_seconds=0.5)
 GOOD_LOOP = dict(checkpoint="somewhere/addition-full-s100/checkpoint.npz", task="addition", rounds=[GOOD_ROUND])
 
 
-@pytest.mark.parametrize("loop,csv_text,message", [
-    ([GOOD_LOOP], None, "the file: found list; allowed: an object"),
-    ({k: v for k, v in GOOD_LOOP.items() if k != "rounds"}, None, "field rounds is missing"),
-    (dict(GOOD_LOOP, rounds="x"), None, "field rounds: found 'x'; allowed: a list"),
-    (dict(GOOD_LOOP, rounds=[]), None, "a list of at least one round"),
-    (dict(GOOD_LOOP, rounds=[dict(GOOD_ROUND, verdict="maybe")]), None, "field rounds[0].verdict: found 'maybe'"),
-    (dict(GOOD_LOOP, rounds=[dict(GOOD_ROUND, states=-3)]), None, "field rounds[0].states: found -3"),
-    (dict(GOOD_LOOP, rounds=[dict(GOOD_ROUND, census=dict(recorded="many"))]), None, "rounds[0].census"),
-    ("[" * 100000 + "]" * 100000, None, "not readable JSON"),
-    (GOOD_LOOP, "task,column,seed,solved\naddition,full,100\n", "line 2: 3 fields; the header has 4"),
+@pytest.mark.parametrize("loop,message", [
+    ([GOOD_LOOP], "the file: found list; allowed: an object"),
+    ({k: v for k, v in GOOD_LOOP.items() if k != "rounds"}, "field rounds is missing"),
+    (dict(GOOD_LOOP, rounds="x"), "field rounds: found 'x'; allowed: a list"),
+    (dict(GOOD_LOOP, rounds=[]), "a list of at least one round"),
+    (dict(GOOD_LOOP, rounds=[dict(GOOD_ROUND, verdict="maybe")]), "field rounds[0].verdict: found 'maybe'"),
+    (dict(GOOD_LOOP, rounds=[dict(GOOD_ROUND, states=-3)]), "field rounds[0].states: found -3"),
+    (dict(GOOD_LOOP, rounds=[dict(GOOD_ROUND, census=dict(recorded="many"))]), "rounds[0].census"),
+    ("[" * 100000 + "]" * 100000, "not readable JSON"),
 ])
-def test_the_certified_table_refuses_bad_files_in_one_line(tmp_path, capsys, loop, csv_text, message):
-    argv = _certified_inputs(tmp_path, loop, csv_text)
+def test_the_certified_table_refuses_bad_files_in_one_line(tmp_path, capsys, loop, message):
+    argv = _certified_inputs(tmp_path, loop)
     assert main(argv) == 2
     captured = capsys.readouterr()
     err = captured.err.strip()
     assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err, err
-    assert not (tmp_path / "t" / "certified.csv").exists()
+    assert not (tmp_path / "t" / "certified.csv").exists() and not (tmp_path / "kept").exists()
 
 
-def test_the_certified_table_reads_a_good_loop(tmp_path, capsys):
-    assert main(_certified_inputs(tmp_path, GOOD_LOOP)) == 0
-    assert "### addition: 1 of 1 seeds proved" in (tmp_path / "t" / "certified.md").read_text()
+def test_the_certified_table_keeps_a_loop_that_did_not_prove_as_a_row(tmp_path, capsys):
+    repaired = dict(GOOD_ROUND, round=1, extraction=dict(k=4, repairs=6), cpu_seconds=30.0)
+    trained = dict(GOOD_ROUND, training=dict(fixed=True, updates=50), cpu_seconds=90.0)
+    assert main(_certified_inputs(tmp_path, dict(GOOD_LOOP, rounds=[trained, repaired]))) == 0
+    table = (tmp_path / "t" / "certified.md").read_text()
+    assert "0 of 1 networks proved" in table
+    assert "| addition | 100 | counterexample | 30 | 2 | retrained 50 updates, repaired 6 | - / - / - |" in table
+    assert sorted(p.name for p in (tmp_path / "kept" / "addition-s100").iterdir()) == ["loop.json"]
+    assert main(["experiment", "certified", "--proofs", str(tmp_path / "nothing"), "--out", str(tmp_path / "t")]) == 2
+    assert "no kept loops there" in capsys.readouterr().err
 
 
 def test_verify_loop_refuses_a_folder_that_is_not_empty_and_sizes_named_by_their_options(tmp_path, capsys):
@@ -448,17 +452,75 @@ def test_the_kept_proofs_are_checked_again_from_the_repository(tmp_path, capsys)
     data["sections"][-1]["configurations"].pop()
     cert.write_bytes(gzip.compress(json.dumps(data).encode()))
     assert main(["experiment", "certified", "--proofs", str(root), "--out", str(tmp_path / "o")]) == 1
-    assert "rejected" in (tmp_path / "o" / "rechecked.md").read_text()
+    assert "certificate rejected" in (tmp_path / "o" / "certified.md").read_text()
 
 
 def test_every_kept_proof_names_its_machine_and_loop():
     for p in sorted(PROOFS.iterdir()):
-        if p.is_dir():
+        if (p / "machine.json").is_file():
             m = load_machine(p / "machine.json")
             cert = read_certificate(p / "certificate.json.gz")
             loop = json.loads((p / "loop.json").read_text())
             assert cert["task"] == m.task == loop["task"] and p.name.startswith(m.task + "-s")
             assert loop["rounds"][-1]["verdict"] == "proved"
+
+
+# ------------------------------------------------------------ the proved machine beside its network
+def test_agreement_is_one_for_the_networks_own_machine_and_below_one_with_a_transition_changed():
+    from test_automata import reverse_controller
+    from tinyalgo.automata.agreement import agreement
+    controller = reverse_controller()                          # Figure 4a's network, whose machine is reverse_machine
+    same = agreement(reverse_machine(10), controller, lengths=(5, 20), instances={5: 30, 20: 10})
+    assert [(r["length"], r["complexity"], r["instances"]) for r in same] == [(5, 10, 30), (20, 40, 10)]
+    assert all(r["step"] == r["instance"] == r["network_solved"] == r["machine_solved"] == 1.0 for r in same)
+    m = reverse_machine(10)
+    m.symbol[1 - m.start, 3] = 5                               # writes a 5 for a 3
+    changed = agreement(m, controller, lengths=(5, 20), instances={5: 30, 20: 10})
+    assert all(r["step"] < 1 and r["instance"] < 1 and r["machine_solved"] < 1 for r in changed)
+    assert all(r["network_solved"] == 1.0 for r in changed)   # the same instances: the network solves them all
+    per_step = 1 - changed[1]["step"]                          # a 3 in about a tenth of the digits, one write each
+    assert 0 < per_step < 0.2 and changed[1]["instance"] < changed[0]["instance"] + 0.5
+
+
+@pytest.mark.slow
+def test_the_certified_table_measures_each_proof_beside_its_network(tmp_path, capsys, monkeypatch):
+    from test_automata import reverse_controller
+    from tinyalgo.automata import agreement
+    from tinyalgo.runs.checkpoint import save_checkpoint
+    monkeypatch.setattr(agreement, "INSTANCES", {100: 4, 1000: 2, 10000: 1})
+    runs = tmp_path / "runs"
+    (runs / "reverse-full-s7").mkdir(parents=True)
+    save_checkpoint(runs / "reverse-full-s7" / "checkpoint.npz", reverse_controller(),
+                    dict(config=dict(task="reverse", base=10)))
+    wrong = reverse_controller()
+    wrong.params["embed.w"][3] = wrong.params["embed.w"][5]   # a network that reads 3 as 5: the machine is right
+    (runs / "reverse-full-s8").mkdir()
+    save_checkpoint(runs / "reverse-full-s8" / "checkpoint.npz", wrong, dict(config=dict(task="reverse", base=10)))
+    loops = {}
+    for seed in (7, 8):
+        folder = tmp_path / f"loop-{seed}"
+        folder.mkdir()
+        reverse_machine(10).save(folder / "machine.json")
+        (folder / "loop.json").write_text(json.dumps(dict(
+            checkpoint=str(runs / f"reverse-full-s{seed}" / "checkpoint.npz"), task="reverse",
+            rounds=[dict(round=0, states=2, verdict="proved", extract_seconds=1.0, verify_seconds=0.1)])))
+        loops[seed] = folder
+    proofs, out = tmp_path / "p", tmp_path / "t"
+    assert main(["experiment", "certified", "--keep", *map(str, loops.values()), "--proofs", str(proofs),
+                 "--networks", str(runs), "--out", str(out)]) == 0
+    table = (out / "certified.md").read_text()
+    agree = "| 100.000 / 100.000 / 100.000 | 100 / 100 / 100 | 100 / 100 / 100 |"
+    assert "| reverse | 7 | yes | 2 | 1 | as extracted " + agree in table
+    kept = json.loads((proofs / "reverse-s8" / "agreement.json").read_text())
+    assert kept["network"] == "reverse-full-s8/checkpoint.npz" and len(kept["network_sha256"]) == 64
+    assert [r["length"] for r in kept["lengths"]] == [100, 1000, 10000]
+    assert all(r["step"] < 1 and r["network_solved"] < 1 and r["machine_solved"] == 1 for r in kept["lengths"])
+    assert "| reverse | 8 | yes | 2 | 1 | as extracted | 100.000 / 100.000 / 100.000 |" not in table
+    assert main(["experiment", "certified", "--proofs", str(proofs), "--out", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again" / "certified.md").read_text() == table    # from the repository alone: as kept
+    assert main(["experiment", "certified", "--proofs", str(proofs), "--networks",
+                 str(tmp_path / "none"), "--out", str(tmp_path / "x")]) == 2
+    assert "--networks" in capsys.readouterr().err
 
 
 def test_a_machine_completed_by_the_network_is_verified_although_it_answers_every_symbol():

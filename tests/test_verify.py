@@ -254,6 +254,12 @@ def test_verify_command_refuses_bad_input_in_one_line(tmp_path, capsys, argv, me
 
 
 # ------------------------------------------------------------ the counterexample-guided loop
+def small(**options):
+    """The loop's options for a small test loop: no corner instances, and no repair or census unless asked."""
+    from tinyalgo.automata.loop import LoopOptions
+    return LoopOptions(**{"corners": False, "repairs": 0, "census": 0, **options})
+
+
 def test_the_loop_turns_a_damaged_machine_back_into_a_proved_one():
     from test_automata import reverse_controller
     from tinyalgo.automata.loop import refine
@@ -265,7 +271,7 @@ def test_the_loop_turns_a_damaged_machine_back_into_a_proved_one():
     left = 1 - m.start
     damaged.action[left, 3] = damaged.symbol[left, 3] = damaged.next[left, 3] = -1     # a transition removed
     lines = []
-    out = refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False, machine=damaged, rounds=12,
+    out = refine(controller, "reverse", 10, small(complexities=(2,), instances=2, rounds=12), machine=damaged,
                  log=lines.append)
     rounds = out["rounds"]
     assert rounds[0]["verdict"] == "counterexample" and rounds[0]["network_solves"] and rounds[0]["length"] == 1
@@ -274,7 +280,7 @@ def test_the_loop_turns_a_damaged_machine_back_into_a_proved_one():
     final = out["machine"]
     assert final.action[1 - final.start, 3] == LEFT_WRITE and final.symbol[1 - final.start, 3] == 3
     assert len(lines) == len(rounds) and lines[-1].startswith(f"round {len(rounds) - 1}: 2 states; proved")
-    short = refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False, machine=damaged, rounds=1)
+    short = refine(controller, "reverse", 10, small(complexities=(2,), instances=2, rounds=1), machine=damaged)
     assert short["machine"] is damaged and short["rounds"][0]["stopped"] == "no proof in 1 rounds"
 
 
@@ -308,26 +314,29 @@ def test_verify_loop_command_reports_each_round(tmp_path, capsys):
     assert all(r["cpu_seconds"] >= 0 for r in report["rounds"])
 
 
-def test_verify_loop_command_passes_its_frame_and_census_options_to_the_loop(tmp_path, monkeypatch):
+def test_verify_loop_options_are_the_fields_of_loop_options(tmp_path, monkeypatch):
     from test_automata import reverse_controller
     from tinyalgo.automata import loop
     from tinyalgo.cli import verify as verify_cli
     from tinyalgo.runs.checkpoint import save_checkpoint
     model, given = tmp_path / "model.npz", []
 
-    def spy(*args, **kwargs):
-        given.append((kwargs["keep_frame"], kwargs["census_recorded"], kwargs["census_around"], kwargs["choose"]))
-        return loop.refine(*args, **kwargs)
+    def spy(controller, task, base, options, **kwargs):
+        given.append(options)
+        return loop.refine(controller, task, base, options, **kwargs)
 
     monkeypatch.setattr(verify_cli, "refine", spy)
     save_checkpoint(model, reverse_controller(), dict(config=dict(task="reverse", base=10)))
-    for i, more in enumerate(([], ["--keep-frame", "--census-around"],
-                              ["--no-keep-frame", "--census-recorded", "7", "--choose", "census"])):
-        assert main(["verify-loop", str(model), "--out", str(tmp_path / f"loop{i}"), "--complexities", "2",
-                     "--instances", "1", "--no-corners", "--rounds", "1", *more]) == 0
-    keep, cap, by = loop.KEEP_FRAME, loop.CENSUS_RECORDED, loop.CHOOSE
-    assert given == [(keep, cap, False, by), (True, cap, True, by), (False, 7, False, "census")]
-    assert loop.CHOOSE == "replay"
+    assert main(["verify-loop", str(model), "--out", str(tmp_path / "a")]) == 0
+    assert given[0] == loop.LoopOptions()                                  # the command's defaults are the record's
+    more = ["--complexities", "2", "4", "--instances", "3", "--no-corners", "--rounds", "2", "--seed", "5",
+            "--train-updates", "7", "--repairs", "9", "--faithful", "--census", "11", "--complete"]
+    assert main(["verify-loop", str(model), "--out", str(tmp_path / "b"), *more]) == 0
+    assert given[1] == loop.LoopOptions(complexities=(2, 4), instances=3, corners=False, rounds=2, seed=5,
+                                        train_updates=7, repairs=9, faithful=True, census=11, complete=True)
+    assert json.loads((tmp_path / "b" / "loop.json").read_text())["options"] == given[1].as_dict()
+    fields = {f.replace("_", "-") for f in loop.LoopOptions.__dataclass_fields__} - {"corners"}
+    assert all(f"--{f}" in " ".join(more) for f in fields)               # every field is an option
 
 
 @pytest.fixture(scope="module")
@@ -364,7 +373,7 @@ def test_the_loop_trains_a_network_that_fails_its_counterexample_until_its_machi
         assert not solves(net, "reverse", 10, concatenate_all(counterexamples)).all()
         return retrain(net, cfg, state, counterexamples, max_updates=500, check_every=25, log=lines.append)
 
-    out = refine(controller, "reverse", 10, complexities=[2, 10], instances=20, corners=False, rounds=4, train=train,
+    out = refine(controller, "reverse", 10, small(complexities=(2, 10), instances=20, rounds=4), train=train,
                  log=lines.append)
     first, last = out["rounds"][0], out["rounds"][-1]
     assert first["verdict"] == "counterexample" and not first["network_solves"]
@@ -375,8 +384,7 @@ def test_the_loop_trains_a_network_that_fails_its_counterexample_until_its_machi
     again = concatenate_all([rebuild(d) for d in out["counterexamples"]])
     assert solves(controller, "reverse", 10, again).all()
     assert any("counterexamples solved" in line for line in lines)
-    stopped = refine(_damaged(trained_reverse), "reverse", 10, complexities=[2, 10], instances=20, corners=False,
-                     rounds=4)
+    stopped = refine(_damaged(trained_reverse), "reverse", 10, small(complexities=(2, 10), instances=20, rounds=4))
     assert stopped["rounds"][-1]["stopped"].startswith("the network fails the counterexample too")
     assert not stopped["trained"] and stopped["report"]["verdict"] == "counterexample"
 
@@ -384,7 +392,6 @@ def test_the_loop_trains_a_network_that_fails_its_counterexample_until_its_machi
 def concatenate_all(batches):
     from tinyalgo.tasks.instances import concatenate
     return concatenate(batches, Vocabulary(10).NONE)
-
 
 
 def test_verify_loop_command_trains_the_network_and_saves_it(trained_reverse, tmp_path, capsys):
@@ -411,109 +418,6 @@ def test_verify_loop_command_trains_the_network_and_saves_it(trained_reverse, tm
     from tinyalgo.automata.retrain import solves
     assert solves(trained, "reverse", 10, counterexample).all()
     assert not solves(_damaged(trained_reverse), "reverse", 10, counterexample).any()
-
-
-def test_the_loop_first_trains_the_network_on_the_short_instances_it_fails(trained_reverse):
-    from tinyalgo.automata.loop import refine, short_failures
-    from tinyalgo.automata.retrain import retrain, solves
-    _, cfg, state = trained_reverse
-    controller = _damaged(trained_reverse)
-    got = short_failures(controller, "reverse", 10, 1)
-    cells = np.asarray(got["instances"].cells)
-    assert got["lengths"] == [1] and got["network_fails"] == [got["trained_on"]] and got["trained_on"] >= 1
-    assert (cells[:, 0] == 3).any() and not solves(controller, "reverse", 10, got["instances"]).any()
-    every = short_failures(controller, "reverse", 10, 1)["instances"]
-    assert np.array_equal(np.asarray(every.cells), cells)                   # the same seed, the same instances
-    calls, lines, cpu = [], [], [0.0]
-
-    def train(net, batches):
-        calls.append(sum(len(b) for b in batches))
-        done = retrain(net, cfg, state, batches, max_updates=500, check_every=25, log=lines.append)
-        cpu[0] += 0.5                                                       # a training of 0.5 s of CPU, on the clock
-        return done
-
-    out = refine(controller, "reverse", 10, complexities=[2, 10], instances=20, corners=False, rounds=4, train=train,
-                 short=1, log=lines.append, clock=lambda: cpu[0])
-    first = out["rounds"][0]
-    assert calls == [got["trained_on"]] and out["trained"]                  # trained before round 0, and only then
-    assert first["short_training"]["network_fails"] == [got["trained_on"]]
-    assert first["short_training"]["training"]["fixed"] and first["verdict"] == "proved"
-    assert first["cpu_seconds"] == 0.5                                       # the training's time included
-    assert solves(controller, "reverse", 10, got["instances"]).all()
-    assert any(line.startswith("short lengths: the network fails") for line in lines)
-    assert "short_training" not in refine(controller, "reverse", 10, complexities=[2, 10], instances=20,
-                                          corners=False, rounds=1)["rounds"][0]
-
-    def no_training(net, batches):
-        raise AssertionError("a network that solves every short instance is not trained")
-
-    fine = refine(controller, "reverse", 10, complexities=[2, 10], instances=20, corners=False, rounds=1,
-                  train=no_training, short=2)
-    assert fine["rounds"][0]["short_training"] == dict(lengths=[1, 2], network_fails=[0, 0], trained_on=0)
-    assert not fine["trained"]
-    with pytest.raises(ValueError, match="length 3 has more than 100"):
-        short_failures(controller, "reverse", 10, 3, limit=100)
-    with pytest.raises(ValueError, match="needs train"):
-        refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False, rounds=1, short=1)
-
-
-def test_verify_loop_command_trains_on_the_short_failures_and_refuses_what_it_cannot_run(trained_reverse, tmp_path,
-                                                                                        capsys):
-    from dataclasses import asdict
-
-    from tinyalgo.runs.checkpoint import save_checkpoint
-    _, cfg, state = trained_reverse
-    model = tmp_path / "model.npz"
-    save_checkpoint(model, _damaged(trained_reverse), dict(mode="qlearning", config=asdict(cfg), run=asdict(state)))
-    common = [str(model), "--complexities", "2", "10", "--instances", "20", "--no-corners", "--rounds", "4"]
-    assert main(["verify-loop", *common, "--out", str(tmp_path / "loop"), "--train-short", "1"]) == 0
-    text = capsys.readouterr().out
-    assert "short lengths: the network fails" in text and "round 0:" in text and "proved after 1 round" in text
-    rounds = json.loads((tmp_path / "loop" / "loop.json").read_text())["rounds"]
-    assert rounds[0]["short_training"]["training"]["fixed"] and (tmp_path / "loop" / "checkpoint.npz").exists()
-    for more, says in ((["--train-short", "7"], "more than 1,000,000 instances of length 7"),
-                       (["--train-short", "3", "--census", "100"], "more than 100 instances of length 3"),
-                       (["--train-short", "1", "--train-updates", "0"], "it needs --train-updates above 0")):
-        assert main(["verify-loop", *common, "--out", str(tmp_path / "refused"), *more]) == 2
-        err = capsys.readouterr().err.strip().splitlines()
-        assert len(err) == 1 and says in err[0]
-        assert not (tmp_path / "refused").exists()
-
-
-def test_the_certified_table_joins_the_training_runs_with_the_loops(tmp_path, capsys):
-    runs = tmp_path / "runs.csv"
-    runs.write_text("task,column,seed,solved,minutes,solved_fraction_100,solved_fraction_1000\n"
-                    "addition,full,100,True,10.5,1.0,0.98\naddition,full,101,True,9.0,1.0,0.5\n")
-    loops = []
-    for seed, rounds in ((100, [dict(round=0, states=30, verdict="proved", length=None, extract_seconds=5.0,
-                                     verify_seconds=0.5)]),
-                         (101, [dict(round=0, states=40, verdict="counterexample", length=2, extract_seconds=6.0,
-                                     verify_seconds=0.1, network_solves=False, cpu_seconds=90.0,
-                                     training=dict(fixed=True, updates=50, chars=1000),
-                                     short_training=dict(lengths=[1], network_fails=[2], trained_on=2,
-                                                         training=dict(fixed=True, updates=25)),
-                                     census=dict(length=2, tested=100, exhaustive=True, machine_fails=9,
-                                                 network_solves=7, recorded=7)),
-                                dict(round=1, states=41, verdict="counterexample", length=3, extract_seconds=7.0,
-                                     verify_seconds=0.2, network_solves=True, extraction=dict(k=4, repairs=6),
-                                     cpu_seconds=30.0)])):
-        folder = tmp_path / f"loop-addition-s{seed}"
-        folder.mkdir()
-        (folder / "loop.json").write_text(json.dumps(dict(
-            checkpoint=f"somewhere/addition-full-s{seed}/checkpoint.npz", task="addition", rounds=rounds)))
-        loops.append(str(folder))
-    assert main(["experiment", "certified", "--runs", str(runs), "--loops", *loops, "--out", str(tmp_path / "t")]) == 0
-    table = (tmp_path / "t" / "certified.md").read_text()
-    assert "### addition: 1 of 2 seeds proved" in table
-    assert "| 100 | 1.0 | 0.98 | 10.5 | 30 | yes | 1 | - | - | - | - | 5.0 | 0.5 | - |" in table  # no CPU recorded
-    assert "| 101 | 1.0 | 0.5 | 9.0 | 41 | counterexample, length 3 | 2 | 75 | 6 | 7 | 2 | 13.0 | 0.3 | 2.0 |" in table
-    rows = (tmp_path / "t" / "certified.csv").read_text().splitlines()
-    assert rows[0].startswith("task,seed,solved_100") and len(rows) == 3
-    capsys.readouterr()
-    assert main(["experiment", "certified", "--runs", str(runs), "--loops", str(tmp_path), "--out",
-                 str(tmp_path / "t")]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "no loop.json there" in err[0]
 
 
 def test_a_round_keeps_the_first_proved_machine_else_the_one_replaying_most(monkeypatch):
@@ -543,49 +447,6 @@ def without_writes(digits):
     for d in digits:
         m.action[left, d] = m.symbol[left, d] = m.next[left, d] = -1
     return m
-
-
-def test_the_machines_failures_of_a_length_are_counted_on_the_same_instances_for_every_machine():
-    from test_automata import reverse_controller
-    from tinyalgo.automata.census import census, machine_failures
-    assert machine_failures(without_writes([3]), 2) == 100 - 9 * 9      # the 19 boards of two digits holding a 3
-    assert machine_failures(without_writes([3, 5, 7]), 2) == 100 - 7 * 7
-    assert machine_failures(reverse_machine(10), 3) == 0
-    sampled = census(without_writes([3]), reverse_controller(), 4, limit=500, seed=1)["machine_fails"]
-    assert machine_failures(without_writes([3]), 4, limit=500, seed=1) == sampled        # the census' own sample
-    assert machine_failures(without_writes([3]), 4, limit=500, seed=2) != sampled
-
-
-def test_a_round_can_keep_the_refuted_machine_failing_fewest_instances_rather_than_replaying_most(monkeypatch):
-    from tinyalgo.automata import rounds
-    one, three = without_writes([3]), without_writes([3, 5, 7])
-    minimal = []
-
-    def fake(controller, rec, seed=0, frame=None, minimal_too=False):
-        minimal.append(minimal_too)
-        return iter([(dict(k=i + 1), m, replayed, None) for i, (m, replayed) in enumerate(rec)])
-
-    monkeypatch.setattr(rounds, "candidates", fake)
-    offered = [(three, 0.99), (one, 0.5)]
-    assert rounds.select(None, offered)[0] is three                          # by replay
-    machine, report, how, tried = rounds.select(None, offered, choose="census", lengths=[2])
-    assert minimal == [False, True]                           # a census ranks the minimal machines too
-    assert machine is one and report["verdict"] == "counterexample" and tried == 2
-    assert how["census_lengths"] == [1, 2] and how["census_failures"] == 1 + 19          # the 3 and the 19 boards
-    monkeypatch.setattr(rounds, "machine_failures", lambda m, n, limit, seed: 0)      # a tie: replay decides
-    assert rounds.select(None, offered, choose="census", lengths=[2])[0] is three
-    from tinyalgo.automata.witness import numbered_instances
-    known = numbered_instances("reverse", 10, 3, [555, 123])                # three fails both, one the second
-    machine, _, by_known, _ = rounds.select(None, offered, choose="census", lengths=[2], known=known)
-    assert machine is one and by_known["census_failures"] == 1 and by_known["census_known"] == 2
-    from tinyalgo.automata import loop
-    row = dict(round=1, states=2, verdict="counterexample", length=1, extract_seconds=1.0, verify_seconds=0.1,
-               network_solves=True, extraction=dict(how, context="feedback", depth=6, candidates=tried))
-    assert loop._line(row).endswith("2 machines verified; fails 20 instances of length 1, 2)")
-    row["extraction"] = dict(row["extraction"], census_known=2)
-    assert loop._line(row).endswith("fails 20 instances of length 1, 2 and of the 2 failing ones found before)")
-    proved = rounds.select(None, [(three, 0.99), (reverse_machine(10), 0.5)], choose="census")
-    assert proved[1]["verdict"] == "proved" and "census_failures" not in proved[2]
 
 
 def test_a_round_keeps_a_refuted_machine_over_one_the_verifier_could_not_decide(monkeypatch):
@@ -624,19 +485,11 @@ def test_a_round_offers_its_extractions_in_order_computing_each_kind_of_tag_once
     wanted = [(v["context"], v["depth"], k) for v, ks in rounds.EXTRACTIONS for k in ks]
     assert offered == wanted and len(offered) == 16 and offered[-1] == ("feedback", 6, 512)
     assert computed == [("feedback", 6, 8), ("previous", 1, 1)]          # the fine k's reuse the first tags
-    more = list(rounds.candidates(controller, rec, minimal_too=True))
-    assert [(how["k"], how.get("machine")) for how, *_ in more[12:]] == [(k, m) for k in rounds.FINE_K
-                                                                         for m in (None, "minimal")]
-    plain = list(rounds.candidates(controller, rec))
-    others = [c for c in more if "machine" not in c[0]]
-    assert [(h, m.n_states, r) for h, m, r, _ in others] == [(h, m.n_states, r) for h, m, r, _ in plain]
-    assert all((a[1].action == b[1].action).all() for a, b in zip(others, plain))      # the others as without
-    for _, m, replayed, rows in more[13::2]:
-        assert (m.action >= 0).all() and (m.next >= 0).all() and m.info["completed_by_network"] >= 0
+    for _, m, replayed, rows in rounds.candidates(controller, rec):
         assert rows.max() < m.n_states and replayed == replay(m, rec)
     row = dict(round=0, states=2, verdict="proved", extract_seconds=1.0, verify_seconds=0.1,
-               extraction=dict(more[-1][0], candidates=20))
-    assert "k 512, minimal machine completed by the network, 20 machines verified" in loop._line(row)
+               extraction=dict(offered and dict(context="feedback", depth=6, k=512), candidates=16))
+    assert "k 512, 16 machines verified" in loop._line(row)
 
 
 def _gru_reverse(units=4, seed=0):
@@ -673,56 +526,6 @@ def test_context_tests_keep_the_paths_of_the_contexts_an_earlier_answer_had(monk
     longer = [t for t in run if t.shape[1] == 4]
     assert len(longer) == len(again)
     assert all(any(t is inputs for t in longer) for inputs, _ in again.values())   # the given paths are run
-
-
-def test_later_rounds_keep_the_first_rounds_clusters_and_tests(monkeypatch):
-    from tinyalgo.automata import rounds
-    from tinyalgo.automata.discretise import nearest_clusters
-    from tinyalgo.automata.extract import machines_and_rows
-    controller = _gru_reverse()
-    first = rounds.recording_with(controller, "reverse", 10, [2, 4], 10, 0, False, [])
-    grown = rounds.recording_with(controller, "reverse", 10, [2, 4, 7], 30, 0, False, [])
-    frame = {}
-    listed = list(rounds.candidates(controller, first, frame=frame))
-    ks = sorted({k for _, ks in rounds.EXTRACTIONS for k in ks})
-    assert sorted(k for k in frame if isinstance(k, int)) == ks and len(frame) == len(ks) + 2
-    assert len(listed) == 16
-    centres = {k: frame[k] for k in ks}
-    def no_fit(*args, **kwargs):
-        raise AssertionError("a later round fitted k-means again")
-
-    monkeypatch.setattr(rounds, "kmeans", no_fit)
-    offered = [how["k"] for how, *_ in rounds.candidates(controller, grown, frame=frame)]
-    assert len(offered) == 16 and all(frame[k] is centres[k] for k in ks)
-    tags = rounds.behaviour_tags(grown, controller, 6, 8, 0, paths=frame[tuple(sorted(rounds.FEEDBACK.items()))])
-    how, reduced, _, rows = next(rounds.candidates(controller, grown, frame=frame))
-    again = machines_and_rows(grown, 1, 0, tags, nearest_clusters(grown.state, centres[1]))[2]
-    assert reduced.n_states == again.n_states and (reduced.action == again.action).all()
-
-
-def test_the_loop_keeps_its_frame_until_it_trains_the_network(monkeypatch):
-    from tinyalgo.automata import loop
-    controller = _gru_reverse()
-    frames = []
-    real = loop.select
-
-    def spy(*args, frame=None, **kwargs):
-        frames.append(frame)
-        return real(*args, frame=frame, **kwargs)
-
-    monkeypatch.setattr(loop, "select", spy)
-    untrained = dict(fixed=True, updates=1, chars=0, solved_counterexamples=0, counterexamples=1, test_solved=0.0)
-    out = loop.refine(controller, "reverse", 10, complexities=[2], instances=4, corners=False,
-                      machine=damaged_reverse_machine(), rounds=3, train=lambda net, found: untrained, keep_frame=True)
-    assert [r["round"] for r in out["rounds"] if "training" in r] == [0, 1, 2]  # the random network fails them
-    assert len(frames) == 2 and frames[0] and frames[1] and frames[0] is not frames[1]
-    monkeypatch.setattr(loop, "solves", lambda *args: np.array([True]))           # no training: the frame is kept
-    loop.refine(controller, "reverse", 10, complexities=[2], instances=4, corners=False,
-                machine=damaged_reverse_machine(), rounds=3, keep_frame=True)
-    assert len(frames) == 4 and frames[2] and frames[3] is frames[2]
-    loop.refine(controller, "reverse", 10, complexities=[2], instances=4, corners=False,
-                machine=damaged_reverse_machine(), rounds=3, keep_frame=False)
-    assert frames[4:] == [None, None]
 
 
 def test_behaviour_tags_in_the_previous_symbols_context_never_mix_contexts():
@@ -878,6 +681,45 @@ def test_repair_stops_rather_than_lose_recorded_episodes(monkeypatch):
     assert done["stopped"].startswith("every change would replay fewer recorded episodes than 95.00%")
 
 
+def test_followed_steps_end_at_each_episodes_departure():
+    from tinyalgo.automata.extract import departures, followed
+    controller, rec, m, rows = _reverse_machine_and_rows()
+    assert followed(m, rec).all()
+    damaged = copying.deepcopy(m)
+    damaged.next[1 - m.start, 3] = m.start
+    kept, leaves = followed(damaged, rec), departures(damaged, rec)
+    assert not kept[leaves[leaves >= 0]].any() and kept.sum() < len(rec)
+    starts = np.nonzero(rec.first)[0]
+    for episode, row in zip(leaves, starts):            # every step before the departure is followed
+        while row >= 0 and row != episode:
+            assert kept[row]
+            row = rec.next_row[row]
+
+
+def test_a_faithful_repair_never_answers_a_followed_recorded_step_otherwise(monkeypatch):
+    from tinyalgo.automata import repair as repairing
+    controller, rec, m, rows = _reverse_machine_and_rows()
+    damaged = copying.deepcopy(m)
+    damaged.next[1 - m.start, 3] = m.start                 # the change back follows the network everywhere
+    fixed, report, done = repairing.repair(damaged, rec, rows, controller, faithful=True)
+    assert report["verdict"] == "proved" and len(done["changes"]) == 1
+    assert repairing.followed(fixed, rec)[repairing.followed(damaged, rec)].all()
+    real, calls = repairing.followed, []
+
+    def losing(machine, recording):                        # every change loses one followed step
+        kept = real(machine, recording)
+        calls.append(1)
+        if len(calls) > 1:
+            kept[np.nonzero(kept)[0][0]] = False
+        return kept
+
+    monkeypatch.setattr(repairing, "followed", losing)
+    same, report, done = repairing.repair(damaged, rec, rows, controller, faithful=True)
+    assert report["verdict"] == "counterexample" and done["changes"] == [] and (same.next == damaged.next).all()
+    assert done["stopped"].startswith("every change would answer a recorded step otherwise than the network")
+    assert repairing.repair(damaged, rec, rows, controller)[1]["verdict"] == "proved"    # not faithful: repaired
+
+
 def test_a_round_repairs_its_candidates_best_first_until_one_is_proved(monkeypatch):
     from tinyalgo.automata import loop, rounds
     controller, rec, m, rows = _reverse_machine_and_rows()
@@ -932,34 +774,6 @@ def test_the_census_finds_every_instance_of_a_length_the_machine_fails_and_the_n
     assert clean["machine_fails"] == 0 and clean["instances"] is None and clean["tested"] == 1000
 
 
-@pytest.mark.slow
-def test_the_census_runs_the_counterexamples_neighbours_where_its_length_is_too_long_to_run_whole(monkeypatch):
-    from tinyalgo.automata import census as census_module
-    from tinyalgo.automata.witness import length_of
-    for _, bad in mutants(addition_machine(10), np.random.default_rng(0), 100):    # one whose neighbours fail too
-        report = verify(bad)
-        if report["verdict"] != "counterexample":
-            continue
-        inst = rebuild(report["instance"])
-        near = list(census_module.neighbours("addition", 10, inst))
-        near_fails = sum(int((~np.asarray(run_on(bad, b)[0], dtype=bool)).sum()) for b in near)
-        if near_fails:
-            break
-    n = length_of("addition", inst)
-    assert len(near) == n and all(len(b) == 99 for b in near)            # each column: the 99 other columns
-    cells = np.concatenate([b.cells for b in near])
-    assert ((cells != inst.cells).any(axis=1).sum(axis=1) == 1).all()    # one column differs
-    assert len(np.unique(cells.reshape(len(cells), -1), axis=0)) == len(cells)
-    monkeypatch.setattr(census_module, "solves", lambda controller, task, base, batch: np.ones(len(batch), bool))
-    plain = census_module.census(bad, None, n, limit=5)
-    wide = census_module.census(bad, None, n, limit=5, around=inst)
-    assert near_fails >= 1 and plain["neighbours"] == 0 and wide["neighbours"] == n * 99
-    assert wide["tested"] == plain["tested"] + n * 99 and wide["machine_fails"] == plain["machine_fails"] + near_fails
-    whole = census_module.census(bad, None, n, limit=10 ** (2 * n), around=inst)
-    assert whole["exhaustive"] and whole["neighbours"] == 0 and whole["tested"] == 10 ** (2 * n)
-    assert list(census_module.neighbours("reverse", 10, rebuild(describe_reverse()))) == []
-
-
 def describe_reverse():
     from tinyalgo.automata.witness import describe, numbered_instances
     return describe("reverse", numbered_instances("reverse", 10, 2, [7]))
@@ -983,42 +797,14 @@ def test_the_loop_records_the_census_failures_in_its_next_round(monkeypatch):
     controller = reverse_controller()
     seen = last_arguments(monkeypatch, loop, "recording_with")
     damaged = damaged_reverse_machine()
-    out = loop.refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False, machine=damaged,
-                      rounds=2, census_limit=1000)
+    out = loop.refine(controller, "reverse", 10, small(complexities=(2,), instances=2, rounds=2, census=1000),
+                      machine=damaged)
     c = out["rounds"][0]["census"]
-    assert c == dict(length=1, tested=10, exhaustive=True, neighbours=0, machine_fails=1, network_solves=1, recorded=1)
+    assert c == dict(length=1, tested=10, exhaustive=True, machine_fails=1, network_solves=1, recorded=1)
     failing = [b for b in seen[0] if len(b) == 1 and not run_on(damaged, b)[0][0]]
     assert len(failing) == 2 + 1          # the counterexample twice (instances=2) and the census' one
-    plain = loop.refine(controller, "reverse", 10, complexities=[2], instances=2, corners=False, machine=damaged,
-                        rounds=2)
+    plain = loop.refine(controller, "reverse", 10, small(complexities=(2,), instances=2, rounds=2), machine=damaged)
     assert "census" not in plain["rounds"][0]
-
-
-def test_the_loop_ranks_by_the_lengths_of_the_counterexamples_found_so_far(monkeypatch):
-    from test_automata import reverse_controller
-    from tinyalgo.automata import loop
-    given, knowns, real = [], [], loop.select
-
-    def spy(*args, **kwargs):
-        given.append((kwargs["choose"], kwargs["lengths"], kwargs["limit"]))
-        knowns.append(kwargs["known"])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(loop, "select", spy)
-    out = loop.refine(reverse_controller(), "reverse", 10, complexities=[2], instances=2, corners=False,
-                      machine=without_writes([3, 5]), rounds=3, census_limit=1000, choose="census")
-    from tinyalgo.automata.witness import length_of, rebuild
-    found = [length_of("reverse", rebuild(c)) for c in out["counterexamples"]]
-    assert found and given[0] == ("census", found[:1], 1000)
-    assert all(lengths == found[:i + 1] for i, (_, lengths, _) in enumerate(given))
-    loop.refine(reverse_controller(), "reverse", 10, complexities=[2], instances=2, corners=False,
-                machine=without_writes([3]), rounds=2)
-    assert given[-1] == ("replay", found[:1], loop.CENSUS_LIMIT)
-    assert all(k is None for k in knowns)                   # every length run whole: nothing more to count
-    damaged = without_writes([3, 5])
-    loop.refine(reverse_controller(), "reverse", 10, complexities=[2], instances=2, corners=False, machine=damaged,
-                rounds=2, census_limit=5, choose="census")           # 10 boards of one digit: more than 5
-    assert knowns[-1] is not None and len(knowns[-1]) >= 2 and not any(run_on(damaged, knowns[-1])[0])
 
 
 # ------------------------------------------------------------ where a machine leaves the network

@@ -10,13 +10,9 @@ them through a handful of transitions).  Recording the network on them (up
 to ``RECORDED``) in the loop's next round teaches the extraction the family
 at once, where recording the one counterexample would have it found again
 one instance at a time.  Where a length has too many instances to run them
-all, a random sample can miss the family (3-number addition's 10^9 boards of
-three digits); the counterexample's ``neighbours`` (each column of digits
-changed in turn) are run too when asked.
+all (3-number addition's 10^9 boards of three digits), a random sample runs.
 """
 from __future__ import annotations
-
-from itertools import chain
 
 import numpy as np
 
@@ -49,55 +45,24 @@ def batches(task: str, base: int, n: int, limit: int, every: bool, rng):
             yield random_instances(task, base, n, k, rng)
 
 
-def neighbours(task_name: str, base: int, inst):
-    """Every instance of the length of ``inst`` (one addition or 3-number
-    addition instance) that differs from it in exactly one column of digits,
-    one batch a column: n batches of base^rows - 1 boards.  Nothing for the
-    other tasks."""
-    if task_name not in ("addition", "addition3"):
-        return
-    task = make(task_name, base)
-    digits = np.asarray(inst.cells[0])[:, ::-1]            # (rows, n): the grid task.build takes
-    rows, n = digits.shape
-    columns = np.stack(np.unravel_index(np.arange(base ** rows), (base,) * rows), axis=1)     # (base^rows, rows)
-    for j in range(n):
-        other = columns[(columns != digits[:, j]).any(axis=1)]
-        grid = np.repeat(digits[None], len(other), axis=0)
-        grid[:, :, j] = other
-        yield task.build(grid, np.full(len(grid), n))
-
-
 def failing(machine, batch):
     """The instances of ``batch`` that ``machine`` fails in the environment."""
     return batch.take(np.nonzero(~np.asarray(run_on(machine, batch)[0], dtype=bool))[0])
 
 
-def machine_failures(machine, n: int, limit: int = LIMIT, seed: int = 0) -> int:
-    """How many instances of length ``n`` ``machine`` fails: every one, or
-    ``limit`` random ones drawn from ``seed`` (the same for every machine
-    asked with that seed) where there are more (``batches``)."""
-    task, base = machine.task, machine.base
-    every, rng = exhaustive(task, base, n, limit), np.random.default_rng(seed)
-    return sum(len(failing(machine, batch)) for batch in batches(task, base, n, limit, every, rng))
-
-
-def census(machine, controller, n: int, limit: int = LIMIT, seed: int = 0, recorded: int = RECORDED,
-           around=None) -> dict:
+def census(machine, controller, n: int, limit: int = LIMIT, seed: int = 0, recorded: int = RECORDED) -> dict:
     """Run ``machine`` on the instances of length ``n`` (``batches``) and the
-    network on those it fails; where there are too many to run them all,
-    also on the ``neighbours`` of ``around`` (a counterexample of length
-    ``n``) if given: the family a random sample of a large length misses.
-    Returns dict(length, tested, exhaustive, neighbours (of those tested),
+    network on those it fails.
+    Returns dict(length, tested, exhaustive,
     machine_fails, network_solves (of those), recorded (how many of them are
     returned), instances (at most ``recorded`` of the failing instances the
     network solves, a random subset; None if there are none))."""
     task, base = machine.task, machine.base
     rng = np.random.default_rng(seed)
     every = exhaustive(task, base, n, limit)
-    near = [] if every or around is None else list(neighbours(task, base, around))
     tested = fails = 0
     good = []
-    for batch in chain(near, batches(task, base, n, limit, every, rng)):
+    for batch in batches(task, base, n, limit, every, rng):
         tested += len(batch)
         failed = failing(machine, batch)
         fails += len(failed)
@@ -108,5 +73,5 @@ def census(machine, controller, n: int, limit: int = LIMIT, seed: int = 0, recor
     chosen = concatenate(good, make(task, base).vocab.NONE) if good else None
     if solved > recorded:
         chosen = chosen.take(np.sort(rng.choice(solved, recorded, replace=False)))
-    return dict(length=int(n), tested=int(tested), exhaustive=every, neighbours=sum(len(b) for b in near),
-                machine_fails=int(fails), network_solves=int(solved), recorded=min(solved, recorded), instances=chosen)
+    return dict(length=int(n), tested=int(tested), exhaustive=every, machine_fails=int(fails),
+                network_solves=int(solved), recorded=min(solved, recorded), instances=chosen)

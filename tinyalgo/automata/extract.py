@@ -54,22 +54,34 @@ def departures(machine, rec) -> np.ndarray:
     another symbol where it writes; an unknown transition counts as another
     answer at the step it was needed for), -1 where it answers the whole
     episode exactly."""
+    return _follow(machine, rec)[0]
+
+
+def followed(machine, rec) -> np.ndarray:
+    """bool (T,): the recorded steps ``machine`` answers as the network did,
+    each episode up to where it first leaves it (``departures``)."""
+    return _follow(machine, rec)[1]
+
+
+def _follow(machine, rec) -> tuple:
     rows = np.nonzero(rec.first)[0]
     state = np.full(len(rows), machine.start)
     leaves = np.full(len(rows), -1, dtype=np.int64)
+    kept = np.zeros(len(rec), dtype=bool)
     episode = np.arange(len(rows))
     while len(rows):
         x = rec.obs[rows, 0]
         a, y = machine.action[state, x], machine.symbol[state, x]
         ok = (a == rec.action[rows]) & ((a < machine.n_moves) | (y == rec.symbol[rows]))
         leaves[episode[~ok]] = rows[~ok]
+        kept[rows[ok]] = True
         state = machine.next[state, x]
         rows = rec.next_row[rows]
         lost = ok & (rows >= 0) & (state < 0)
         leaves[episode[lost]] = rows[lost]
         go = ok & (rows >= 0) & (state >= 0)
         rows, state, episode = rows[go], state[go], episode[go]
-    return leaves
+    return leaves, kept
 
 
 def replay(machine, rec) -> float:
@@ -181,19 +193,21 @@ def extract(controller, task, base: int = 10, complexities=None, instances: int 
 
 
 def fidelity(machine, controller, complexity: int, instances: int = 100, seed: int = 1,
-             base: int | None = None) -> dict:
+             base: int | None = None, alone: bool = False) -> dict:
     """Agreement of ``machine`` with ``controller`` on ``instances`` fresh
     instances of ``complexity``: the network acts greedily; the machine, fed
     the same observations from its own state, proposes its action and symbol
     at every step.  A step agrees if the joint actions are equal and, where
-    it writes, the symbols too.  Returns step (fraction of steps agreeing),
+    it writes, the symbols too.  With ``alone`` the machine answers its pairs
+    never recorded as the verifier reads them (``MachineAgent`` without a
+    controller), else the network answers them.  Returns step (fraction of steps agreeing),
     instance (fraction of instances agreeing at every step), fallbacks
     (lane-steps the machine did not know), the first disagreeing (state,
     input) pairs and the network's solved fraction."""
     base = machine.base if base is None else base
     env = Environment(machine.task, batch_size=instances, base=base, complexity=int(complexity), seed=seed,
                       extra_curriculum=False)
-    net, mach = GreedyAgent(controller), MachineAgent(machine, controller)
+    net, mach = GreedyAgent(controller), MachineAgent(machine, None if alone else controller)
     B = env.batch
     net.start(B)
     mach.start(B)

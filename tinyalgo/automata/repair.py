@@ -24,6 +24,11 @@ row is nearest to the network's own recurrent state at that step).  Every
 change follows the network at the step where the machine left it, and is
 chosen to keep the machine's agreement with the network's recorded runs.
 
+With ``faithful``, only the changes that keep every recorded step the
+machine answered as the network (``extract.followed``) are on offer: the
+repaired machine departs from the network's recorded runs nowhere the
+extracted one did not.
+
 The repair stops at a proof; at an instance the network fails too
 (training's case); where no recorded row answers as the network does, or
 where every change would leave the machine replaying fewer recorded
@@ -36,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinyalgo.automata.extract import replay
+from tinyalgo.automata.extract import followed, replay
 from tinyalgo.automata.record import record
 from tinyalgo.automata.verify import verify
 from tinyalgo.automata.witness import rebuild, solves
@@ -62,12 +67,15 @@ def first_departure(machine, rec):
 
 
 def repair(machine, rec, rows, controller, limit: int = 100, slack: float = 0.05, verify_options=None,
-           log=None) -> tuple:
+           log=None, faithful: bool = False) -> tuple:
     """Repair ``machine`` (see the module doc), extracted from ``rec`` with
     ``rows`` (T,) the machine state of each recorded row, following
     ``controller``; no change may leave the machine replaying a fraction of
     the recorded episodes more than ``slack`` below the one it replayed
-    before the repair.  Returns (machine (a copy; the last one verified), its
+    before the repair.  With ``faithful``, no change may go against the
+    network on its recorded episodes either: every recorded step the machine
+    answered as the network before a change (``extract.followed``) it still
+    answers so after it.  Returns (machine (a copy; the last one verified), its
     verification, dict(changes [one dict a change], stopped (why, None at a
     proof or a verdict other than a counterexample), verifications))."""
     m = machine.quotient(np.arange(machine.n_states), (machine.action.copy(), machine.symbol.copy(),
@@ -93,7 +101,13 @@ def repair(machine, rec, rows, controller, limit: int = 100, slack: float = 0.05
             stopped = (f"no recorded state answers symbol {int(net.obs[r, 0])} as the network does"
                        if before is not None else "the start state answers otherwise")
             break
-        scores = [_score(m, rec, c) for c in options]
+        if faithful:
+            kept = followed(m, rec)
+            options = [c for c in options if _with(m, c, lambda: followed(m, rec)[kept].all())]
+            if not options:
+                stopped = "every change would answer a recorded step otherwise than the network (faithful)"
+                break
+        scores = [_with(m, c, lambda: replay(m, rec)) for c in options]
         best = int(np.argmax(scores))                 # ties: the first, as _options orders them
         change = dict(options[best], replay=round(scores[best], 4))
         if change["replay"] < floor:
@@ -148,15 +162,15 @@ def _apply(m, change) -> None:
     m.next[s, x] = change["next"]
 
 
-def _score(m, rec, change) -> float:
-    """The fraction of recorded episodes the machine replays with ``change`` made
-    (the machine is left as it was)."""
+def _with(m, change, measure):
+    """``measure()`` of the machine with ``change`` made (the machine is left as it was)."""
     s, x = change["state"], change["input"]
     saved = m.action[s, x], m.symbol[s, x], m.next[s, x]
     _apply(m, change)
-    score = replay(m, rec)
-    m.action[s, x], m.symbol[s, x], m.next[s, x] = saved
-    return score
+    try:
+        return measure()
+    finally:
+        m.action[s, x], m.symbol[s, x], m.next[s, x] = saved
 
 
 def _describe(change) -> str:

@@ -5,7 +5,7 @@ from it, and the one the round keeps.
 Each round verifies several extractions of one recording, in order, and
 keeps the first that is proved, else, of those refuted by a counterexample
 (the next round needs one), the one that replays the most recorded episodes
-(or, choosing by census, that fails the fewest instances: ``select``):
+(``Candidate.rank``):
 the behaviour tags of ``tinyalgo automaton`` (feedback fields, six steps) and
 the one-step tags of the narrower context (feedback fields and the previous
 symbol, tinyalgo/automata/behaviour.py), each with k = 1, 2, 4, ..., 32
@@ -23,7 +23,9 @@ time, following the network, verifying after each change
 goes on as without repairs (its machine and counterexample are the best
 unrepaired candidate's), so the repair can end a loop earlier but never
 sends it elsewhere: every seed the loop proves without repairs it proves
-with them, in the same round or an earlier one.
+with them, in the same round or an earlier one.  With ``faithful``, a repair
+makes only the changes that keep every recorded step the machine answered as
+the network.
 
 With ``complete``, each extracted machine first has its (state, symbol)
 pairs never recorded answered by the network (``complete_with_network``), so
@@ -38,8 +40,7 @@ import numpy as np
 
 from tinyalgo.automata.agent import MachineAgent
 from tinyalgo.automata.behaviour import behaviour_tags, context_tests
-from tinyalgo.automata.census import LIMIT, failing, machine_failures
-from tinyalgo.automata.discretise import kmeans, nearest_clusters
+from tinyalgo.automata.discretise import kmeans
 from tinyalgo.automata.extract import CORNER_DIGITS, machines_and_rows, replay
 from tinyalgo.automata.record import record
 from tinyalgo.automata.repair import repair
@@ -55,7 +56,6 @@ PREVIOUS = dict(context="previous", depth=1, tests=1)
 K_VALUES = (1, 2, 4, 8, 16, 32)
 FINE_K = (64, 128, 256, 512)
 EXTRACTIONS = ((FEEDBACK, K_VALUES), (PREVIOUS, K_VALUES), (FEEDBACK, FINE_K))
-CHOICES = ("replay", "census")      # what ranks the refuted candidates first (``select``)
 
 
 def recording_with(controller, task, base, complexities, instances, seed, corners, extra):
@@ -69,18 +69,10 @@ def recording_with(controller, task, base, complexities, instances, seed, corner
     return record(controller, task, complexities, instances, base, seed, canned)
 
 
-def candidates(controller, rec, seed: int = 0, frame=None, minimal_too: bool = False):
+def candidates(controller, rec, seed: int = 0):
     """The machines a round verifies, in order: yields (how it was extracted,
     reduced machine, the fraction of recorded episodes it replays, the
-    machine state of each recorded row).  ``frame``: a dict of the k-means centres of
-    each k and the behaviour tests of each variant's contexts
-    (``behaviour.context_tests``) to use, which this fills with those it
-    draws (``loop.refine``'s ``keep_frame``).  With ``minimal_too``, each
-    fine k's machine is followed by its minimal machine (before the
-    don't-care reduction) completed by the network
-    (``complete_with_network``), described with machine "minimal".  A
-    feed-forward controller has one."""
-    frame = {} if frame is None else frame
+    machine state of each recorded row).  A feed-forward controller has one."""
     if rec.state.shape[1] == 0:
         reduced, rows = machines_and_rows(rec, 1, seed)[2:4]
         yield dict(k=1), reduced, replay(reduced, rec), rows
@@ -89,19 +81,14 @@ def candidates(controller, rec, seed: int = 0, frame=None, minimal_too: bool = F
     for variant, ks in EXTRACTIONS:
         key = tuple(sorted(variant.items()))
         if key not in tags:
-            frame[key] = context_tests(rec, variant["depth"], variant["tests"], seed, variant["context"],
-                                       kept=frame.get(key))
+            paths = context_tests(rec, variant["depth"], variant["tests"], seed, variant["context"])
             tags[key] = behaviour_tags(rec, controller, variant["depth"], variant["tests"], seed,
-                                       context=variant["context"], paths=frame[key])
+                                       context=variant["context"], paths=paths)
         for k in ks:
             if k not in clusters:
-                clusters[k] = nearest_clusters(rec.state, frame[k]) if k in frame else kmeans(rec.state, k, seed=seed)
-                frame.setdefault(k, clusters[k][0])
-            _, minimal, reduced, rows, minimal_rows = machines_and_rows(rec, k, seed, tags[key], clusters[k])
+                clusters[k] = kmeans(rec.state, k, seed=seed)
+            reduced, rows = machines_and_rows(rec, k, seed, tags[key], clusters[k])[2:4]
             yield dict(variant, k=k), reduced, replay(reduced, rec), rows
-            if minimal_too and ks is FINE_K:
-                done = complete_with_network(minimal, controller)
-                yield dict(variant, k=k, machine="minimal"), done, replay(done, rec), minimal_rows
 
 
 @dataclass
@@ -116,35 +103,29 @@ class Candidate:
     report: dict
     replay: float
     rows: np.ndarray
-    census_failures: int | None = None
 
     def rank(self) -> tuple:
         """The choice rule, larger first: proved; then refuted by a
         counterexample (an undecided machine gives the next round nothing to
-        record); then the fewest instances failed (by census only); then the
-        most recorded episodes replayed; then the fewest states."""
-        return (self.report["verdict"] == "proved", self.report["verdict"] == "counterexample",
-                -(self.census_failures or 0), self.replay, -self.machine.n_states)
+        record); then the most recorded episodes replayed; then the fewest
+        states."""
+        return (self.report["verdict"] == "proved", self.report["verdict"] == "counterexample", self.replay,
+                -self.machine.n_states)
 
 
 def select(controller, rec, seed: int = 0, complete: bool = False, verify_options=None, repairs: int = 0,
-           log=None, frame=None, choose: str = "replay", lengths=(), limit: int = LIMIT,
-           known=None) -> tuple:
+           log=None, faithful: bool = False) -> tuple:
     """Verify the ``candidates`` of ``rec`` in order; (machine, its
     verification, how it was extracted, candidates verified) of the first
     proved, else of the best by ``Candidate.rank``.  With ``repairs`` > 0
     and no candidate proved, the candidates whose counterexample the network
     solves are repaired where they leave the network
-    (tinyalgo/automata/repair.py, at most ``repairs`` changes each), best
-    first, until one is proved; the round keeps the first proved, else the
-    best unrepaired one (as without repairs), with the repairs tried listed
-    in ``repaired_unproved``.  ``frame``: as for ``candidates``.  With
-    ``choose`` "census", the candidates include the fine k's minimal
-    machines completed by the network (``candidates``' ``minimal_too``: a
-    census ranks a machine the network completed as it ranks any other), and
-    each refuted candidate counts the instances it fails (``count_failures``)."""
+    (tinyalgo/automata/repair.py, at most ``repairs`` changes each, only
+    faithful ones with ``faithful``), best first, until one is proved; the
+    round keeps the first proved, else the best unrepaired one (as without
+    repairs), with the repairs tried listed in ``repaired_unproved``."""
     kept, tried = [], 0
-    for how, machine, replayed, rows in candidates(controller, rec, seed, frame, choose == "census"):
+    for how, machine, replayed, rows in candidates(controller, rec, seed):
         if complete:
             machine = complete_with_network(machine, controller)
         report = verify(machine, **(verify_options or {}))
@@ -152,8 +133,6 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
         kept.append(Candidate(dict(how, replay=round(replayed, 4)), machine, report, replayed, rows))
         if report["verdict"] == "proved":
             break
-    if choose == "census" and kept[-1].report["verdict"] != "proved":
-        count_failures(kept, lengths, limit, seed, known)
     kept.sort(key=Candidate.rank, reverse=True)
     best = kept[0]
     if not repairs or best.report["verdict"] == "proved":
@@ -163,29 +142,13 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
         if c.report["verdict"] != "counterexample":
             continue
         machine, report, done = repair(c.machine, rec, c.rows, controller, repairs, verify_options=verify_options,
-                                       log=log)
+                                       log=log, faithful=faithful)
         if report["verdict"] == "proved":
             return machine, report, dict(c.how, repairs=len(done["changes"]),
                                          replay_repaired=round(replay(machine, rec), 4)), tried
         attempts.append(dict(k=c.how.get("k"), context=c.how.get("context"), repairs=len(done["changes"]),
                              stopped=done["stopped"]))
     return best.machine, best.report, dict(best.how, repaired_unproved=attempts), tried
-
-
-def count_failures(kept, lengths, limit, seed, known=None) -> None:
-    """Each refuted candidate of ``kept``: the instances it fails
-    (``census.machine_failures``) of every length of ``lengths`` and of every
-    candidate's counterexample, ``limit`` instances a length at most, the same
-    for each candidate, and of ``known`` (Instances: the failing instances of
-    earlier rounds at lengths too long to run whole, or None); the count also
-    in its ``how``."""
-    lengths = sorted(set(lengths) | {c.report["length"] for c in kept if c.report["verdict"] == "counterexample"})
-    for c in kept:
-        if c.report["verdict"] == "counterexample":
-            c.census_failures = sum(machine_failures(c.machine, n, limit, seed) for n in lengths)
-            c.census_failures += len(failing(c.machine, known)) if known is not None else 0
-            c.how = dict(c.how, census_failures=c.census_failures, census_lengths=lengths,
-                         census_known=0 if known is None else len(known))
 
 
 def complete_with_network(machine, controller):

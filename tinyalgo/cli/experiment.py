@@ -130,39 +130,24 @@ def cmd_automata(args) -> int:
 
 def cmd_certified(args) -> int:
     check_writable_folder(args.out, "--out")
-    if args.keep:
-        if args.proofs is None:
-            raise UsageError("--keep needs --proofs DIR, the folder that keeps the proofs")
-        for folder in args.keep:
-            if not os.path.isfile(os.path.join(folder, "loop.json")):
-                raise UsageError(f"--keep {folder}: no loop.json there (made by tinyalgo verify-loop --out {folder})")
-            certified.read_loop(folder)
-        for folder in args.keep:
-            kept = certified.keep_proof(folder, args.proofs)
-            print(f"{folder}: " + (f"kept in {kept}" if kept else "not proved, not kept"))
-    if args.proofs is not None:
-        if args.runs or args.loops:
-            raise UsageError("--proofs re-checks the kept proofs; give it without --runs and --loops")
-        if not certified.proof_folders(args.proofs):
-            raise UsageError(f"--proofs {args.proofs}: no proof folders there (each with machine.json and"
-                             " certificate.json.gz)")
-        rows = certified.write_recheck(args.proofs, args.out)
-        good = sum(r["verdict"] == "proved" and r["certificate"] == "accepted" for r in rows)
-        print(f"{good} of {len(rows)} kept proofs re-verified and their certificates accepted;"
-              f" wrote {os.path.join(args.out, 'rechecked.csv')} and rechecked.md")
-        return 0 if good == len(rows) else 1
-    if not args.runs or not args.loops:
-        raise UsageError("give --runs and --loops (the table of the loops), or --proofs (re-check the kept proofs)")
-    for path in args.runs:
-        if not os.path.isfile(path):
-            raise UsageError(f"--runs {path}: no such file")
-    for folder in args.loops:
+    for folder in args.keep or ():
         if not os.path.isfile(os.path.join(folder, "loop.json")):
-            raise UsageError(f"--loops {folder}: no loop.json there (made by tinyalgo verify-loop --out {folder})")
-    rows = certified.write(args.runs, args.loops, args.out)
+            raise UsageError(f"--keep {folder}: no loop.json there (made by tinyalgo verify-loop --out {folder})")
+        certified.read_loop(folder)
+    for folder in args.networks or ():
+        if not os.path.isdir(folder):
+            raise UsageError(f"--networks {folder}: no such folder")
+    if not args.keep and not certified.kept_folders(args.proofs):
+        raise UsageError(f"--proofs {args.proofs}: no kept loops there (folders with loop.json); give --keep LOOP...")
+    for folder in args.keep or ():
+        print(f"{folder}: kept in {certified.keep_proof(folder, args.proofs)}")
+    rows = certified.write_table(args.proofs, args.out, args.networks)
     print(certified.markdown(rows))
-    print(f"wrote {os.path.join(args.out, 'certified.csv')} and certified.md")
-    return 0
+    proofs = [r for r in rows if r["verified_again"]]
+    good = sum(r["verified_again"] == "proved" and r["certificate"] == "accepted" for r in proofs)
+    print(f"{good} of {len(proofs)} kept proofs re-verified and their certificates accepted;"
+          f" wrote {os.path.join(args.out, 'certified.csv')} and certified.md")
+    return 0 if good == len(proofs) else 1
 
 
 def cmd_sb3_example(args) -> int:
@@ -258,22 +243,21 @@ def register_analyses(names) -> None:
                    help="draw every machine JSON of --out again before the table (default off)")
     p.set_defaults(func=cmd_automata)
 
-    p = names.add_parser("certified", help="a table per task of the verify-loop results on fresh seeds, or a"
-                                           " re-check of the kept proofs",
+    p = names.add_parser("certified", help="the fresh-seed table from the kept verify-loop results: each proof"
+                                           " verified again and its certificate checked",
                          description=certified.__doc__.split("\n\n")[0].replace("\n", " "))
-    p.add_argument("--runs", nargs="+", default=None, metavar="CSV",
-                   help="the training sweeps' CSVs (tinyalgo experiment table1 --summarize), for the networks'"
-                        " solved fractions (default: none; required with --loops)")
-    p.add_argument("--loops", nargs="+", default=None, metavar="DIR",
-                   help="tinyalgo verify-loop output folders (default: none; required with --runs)")
-    p.add_argument("--proofs", default=None, metavar="DIR",
-                   help="instead of the table: verify again every kept proof under DIR (one folder each, with"
-                        " machine.json and certificate.json.gz) and check its certificate; exit 1 unless all hold"
-                        " (default: the table)")
-    p.add_argument("--keep", nargs="+", default=None, metavar="DIR",
-                   help="first keep the proved machines of these verify-loop folders in --proofs DIR (their"
-                        " tables, the certificate, the report and loop.json, in DIR/<task>-s<seed>)"
-                        " (default: none)")
+    p.add_argument("--proofs", required=True, metavar="DIR",
+                   help="the kept results, one folder per network (<task>-s<seed>: loop.json, and for a proof"
+                        " machine.json, certificate.json.gz, agreement.json), e.g."
+                        " figures/automata/fresh_seeds/proofs (required)")
+    p.add_argument("--keep", nargs="+", default=None, metavar="LOOP",
+                   help="first keep these verify-loop folders' results in --proofs DIR (the proved machine's"
+                        " tables, its certificate and report; loop.json) (default: none)")
+    p.add_argument("--networks", nargs="+", default=None, metavar="DIR",
+                   help="measure each proved machine's agreement with its network again, at lengths 100, 1,000"
+                        " and 10,000, and write it to the proof's agreement.json; DIR holds the run folders"
+                        " (<task>-<column>-s<seed>/checkpoint.npz) and, for a retrained network, the loop's"
+                        " folder (loop-<task>-s<seed>/checkpoint.npz) (default: the kept agreement.json)")
     p.add_argument("--out", type=output_path, required=True, metavar="DIR",
                    help="where certified.csv and certified.md go (required)")
     p.set_defaults(func=cmd_certified)

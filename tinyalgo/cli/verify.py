@@ -31,16 +31,13 @@ is the last).
 """
 from __future__ import annotations
 
-import argparse
 import os
 
-from tinyalgo.automata.census import LIMIT as CENSUS_LIMIT, RECORDED as CENSUS_RECORDED
 from tinyalgo.automata.export import save_aalpy, save_dot
-from tinyalgo.automata.loop import CHOOSE, KEEP_FRAME, SHORT, SHORT_TRAINED, refine, short_too_long
+from tinyalgo.automata.loop import LoopOptions, refine
 from tinyalgo.automata.check import CertificateError, check_certificate, read_certificate
 from tinyalgo.automata.machine import load_machine
 from tinyalgo.automata.retrain import retrain
-from tinyalgo.automata.rounds import CHOICES
 from tinyalgo.automata.rules import SPECS, check_machine
 from tinyalgo.automata.verify import verify, write_certificate
 from tinyalgo.automata.extract import default_complexities
@@ -126,35 +123,26 @@ def cmd_verify_loop(args) -> int:
     if task not in SPECS:
         raise UsageError(f"{args.checkpoint}: a controller of task {task!r}, which the verifier does not know")
     check_sizes(args, controller, task, base, args.complexities or default_complexities(task))
+    options = LoopOptions(**{f: getattr(args, f) for f in LOOP_FIELDS},
+                          corners=not args.no_corners,
+                          complexities=None if args.complexities is None else tuple(args.complexities))
     train = None
-    if args.train_updates and "run" in extra:
+    if options.train_updates and "run" in extra:
         cfg, state = saved_run(extra)
         def train(net, counterexamples):
-            return retrain(net, cfg, state, counterexamples, args.train_updates, seed=args.seed, log=print)
-    elif args.train_updates:
+            return retrain(net, cfg, state, counterexamples, options.train_updates, seed=options.seed, log=print)
+    elif options.train_updates:
         print(f"{args.checkpoint} holds no run to go on with (no Q-learning run state): the network is not trained")
-    if args.train_short:
-        if train is None:
-            raise UsageError(f"--train-short {args.train_short} trains the network: it needs --train-updates above 0"
-                             " and a checkpoint with its Q-learning run state")
-        limit = args.census or CENSUS_LIMIT
-        n = short_too_long(task, base, args.train_short, limit)
-        if n is not None:
-            raise UsageError(f"--train-short {args.train_short}: {task} has more than {limit:,} instances of length"
-                             f" {n} (or they are not counted); it runs every instance of lengths 1 to N, so N must"
-                             f" be below {n}")
     print(f"{args.checkpoint}: {task} (base {base}), {controller.config.core.upper()}-{controller.config.units}")
-    out = refine(controller, task, base, args.complexities, args.instances, args.seed, not args.no_corners,
-                 args.rounds, complete=args.complete, train=train, repairs=args.repairs, census_limit=args.census,
-                 census_recorded=args.census_recorded, census_around=args.census_around,
-                 keep_frame=args.keep_frame, choose=args.choose, short=args.train_short, log=print)
+    out = refine(controller, task, base, options, train=train, log=print)
     os.makedirs(args.out, exist_ok=True)
     out["machine"].save(os.path.join(args.out, "machine.json"))
     if out["trained"]:
         save_checkpoint(os.path.join(args.out, "checkpoint.npz"), controller,
                         dict(extra, retrained=dict(source=args.checkpoint, rounds=out["rounds"])))
     atomic_write_json(os.path.join(args.out, "loop.json"),
-                      dict(checkpoint=args.checkpoint, task=task, base=base, rounds=out["rounds"],
+                      dict(checkpoint=args.checkpoint, task=task, base=base, options=options.as_dict(),
+                           rounds=out["rounds"],
                            counterexamples=out["counterexamples"], report=out["report"]))
     written = "machine.json, loop.json"
     if out["report"]["verdict"] == "proved":
@@ -206,46 +194,40 @@ def register(sub) -> None:
                                               " a proof", description="Counterexample-guided extraction from a"
                                               " checkpoint (tinyalgo/automata/loop.py): one line a round.")
     add_extraction_arguments(loop, "the last machine and the rounds' report", "100")
-    loop.add_argument("--rounds", type=int_at_least(1), default=8, help="at most this many rounds (default 8)")
+    add_loop_arguments(loop)
+    loop.set_defaults(func=cmd_verify_loop)
+
+
+LOOP_FIELDS = ("rounds", "seed", "train_updates", "repairs", "faithful", "census", "complete", "instances")
+
+
+def add_loop_arguments(loop) -> None:
+    """verify-loop's options, with ``LoopOptions``' defaults (--complexities and --instances come with the
+    extraction's arguments)."""
+    d = LoopOptions()
+    loop.add_argument("--rounds", type=int_at_least(1), default=d.rounds,
+                      help=f"at most this many rounds (default {d.rounds})")
     loop.add_argument("--no-corners", action="store_true",
                       help="do not record the task's corner instances (default: recorded)")
-    loop.add_argument("--seed", type=int_at_least(0), default=0,
-                      help="seed of the recorded instances and of k-means (default 0)")
-    loop.add_argument("--train-updates", type=int_at_least(0), default=2000, metavar="N",
+    loop.add_argument("--seed", type=int_at_least(0), default=d.seed,
+                      help=f"seed of the recorded instances, of k-means and of the census (default {d.seed})")
+    loop.add_argument("--train-updates", type=int_at_least(0), default=d.train_updates, metavar="N",
                       help="where the network fails a counterexample, train it (the run's Q-learning, half the"
-                           " episodes on the counterexamples) for at most N updates; 0: stop there (default 2000)")
-    loop.add_argument("--repairs", type=int_at_least(0), default=100, metavar="N",
+                           f" episodes on the counterexamples) for at most N updates; 0: stop there"
+                           f" (default {d.train_updates})")
+    loop.add_argument("--repairs", type=int_at_least(0), default=d.repairs, metavar="N",
                       help="where a round proves no machine and the network solves the counterexample, change at"
                            " most N transitions of the kept machine to follow the network, verifying after each;"
-                           " 0: no repair (default 100)")
-    loop.add_argument("--census", type=int_at_least(0), default=CENSUS_LIMIT, metavar="N",
+                           f" 0: no repair (default {d.repairs})")
+    loop.add_argument("--faithful", action="store_true", default=d.faithful,
+                      help="repair only by changes that keep every recorded step the machine answers as the"
+                           " network (no repair against what the network does on its recorded episodes)"
+                           " (default: a change may lose up to 5%% of the recorded episodes replayed)")
+    loop.add_argument("--census", type=int_at_least(0), default=d.census, metavar="N",
                       help="run each counterexample's length on the machine, every instance or N random ones if"
                            " there are more, and record the network next round on those the machine fails and"
                            f" the network solves; 0: only the counterexample; at most {CENSUS_MAX:,}"
-                           f" (default {CENSUS_LIMIT:,})")
-    loop.add_argument("--census-recorded", type=int_at_least(1), default=CENSUS_RECORDED, metavar="N",
-                      help="record at most N of the census' failing instances that the network solves (a random"
-                           f" subset) in the next round (default {CENSUS_RECORDED:,})")
-    loop.add_argument("--census-around", action="store_true",
-                      help="where the counterexample's length has more instances than --census runs, also run every"
-                           " instance that differs from it in one column of digits (addition, 3-number addition)"
-                           " (default: only the random ones)")
-    loop.add_argument("--keep-frame", action=argparse.BooleanOptionalAction, default=KEEP_FRAME,
-                      help="later rounds keep the first extraction's k-means centres (new rows join the nearest)"
-                           " and each context's behaviour tests (new contexts draw their own), so that the recorded"
-                           " counterexamples change the machine only where they are read; --no-keep-frame: each"
-                           f" round clusters and draws tests afresh (default: {'on' if KEEP_FRAME else 'off'})")
-    loop.add_argument("--choose", choices=CHOICES, default=CHOOSE,
-                      help="where a round proves no machine, keep the refuted one that replays the most recorded"
-                           " episodes (replay), or the one failing the fewest instances of the lengths of the"
-                           " counterexamples found so far and of the round's (census: every instance of a length,"
-                           " or --census random ones where there are more; the fine k's minimal machines,"
-                           f" completed by the network, are candidates too) (default {CHOOSE})")
-    loop.add_argument("--train-short", type=int_at_least(0), default=SHORT, metavar="N",
-                      help="before the first round, run the network on every instance of lengths 1 to N and train"
-                           f" it (as on a counterexample) on at most {SHORT_TRAINED} of those it fails, a random"
-                           f" subset; 0: not (default {SHORT})")
-    loop.add_argument("--complete", action="store_true",
+                           f" (default {d.census:,})")
+    loop.add_argument("--complete", action="store_true", default=d.complete,
                       help="answer each machine's pairs never recorded by the network before verifying it"
                            " (default: they move left without writing, as MachineAgent without a controller)")
-    loop.set_defaults(func=cmd_verify_loop)

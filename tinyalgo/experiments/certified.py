@@ -1,24 +1,30 @@
-"""Certified length generalisation on fresh seeds (paper section 6.4): one row per trained network,
-from its training run (the solved fractions of Table 1's re-test at lengths 100 and 1,000) and its
-``tinyalgo verify-loop`` folder (the machine's states, the verdict, the rounds of the loop, the training on
-counterexamples, the transitions repaired, the censuses of the counterexamples' lengths, the time), and a
-table per task.
+"""Certified length generalisation on fresh seeds (paper section 6.4): one row per trained network, from
+the ``tinyalgo verify-loop`` results kept in the repository (one folder per network, ``<task>-s<seed>``).
 
-    tinyalgo experiment certified --runs RUNS.csv [RUNS.csv ...] --loops DIR [DIR ...] --out OUT
+    tinyalgo experiment certified --keep LOOP [LOOP ...] --proofs figures/automata/fresh_seeds/proofs --out OUT
 
-writes OUT/certified.csv and OUT/certified.md.  The files read are checked first (loop.json against
-``LOOP_SCHEMA``, the CSVs for rows of the header's width): a file that does not fit is one error naming it.
+first keeps each verify-loop folder's result: where it ended in a proof, the machine's tables
+(machine.json), its certificate (certificate.json.gz), the verifier's report (verify.json); loop.json in
+every case.  Then, and with ``--proofs`` alone, every kept machine is verified again and its certificate
+checked by the independent checker (tinyalgo/automata/check.py), from the repository alone, and
+OUT/certified.csv and OUT/certified.md give one row per network: proved or not, the machine's states, the
+loop's rounds, what the proof is about (the machine as extracted, repaired in N transitions, or extracted
+from the network retrained for N updates), the machine's agreement with its network and the network's
+own solved fraction at lengths 100, 1,000 and 10,000 (``agreement.json`` of each folder), the loop's CPU
+minutes.
 
-    tinyalgo experiment certified --proofs figures/automata/fresh_seeds/proofs --out OUT
+    tinyalgo experiment certified --proofs figures/automata/fresh_seeds/proofs --networks RUNS --out OUT
 
-re-checks the proofs kept in the repository, one folder each (machine.json, certificate.json.gz): the
-machine is verified again and its certificate checked by the independent checker
-(tinyalgo/automata/check.py); OUT/rechecked.csv and rechecked.md say what each gave.
+also measures that agreement again (tinyalgo/automata/agreement.py) with the networks themselves, which
+are not in the repository (RUNS/<task>-<column>-s<seed>/checkpoint.npz, the run folder that loop.json's
+``checkpoint`` names; for a loop that retrained its network, the retrained one:
+RUNS/loop-<task>-s<seed>/checkpoint.npz), and writes each folder's agreement.json.  The files read are
+checked first (loop.json against ``LOOP_SCHEMA``): a file that does not fit is one error naming it.
 """
 from __future__ import annotations
 
-import csv
 import glob
+import hashlib
 import json
 import os
 import time
@@ -26,8 +32,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from tinyalgo.experiments.table1_report import read_results_csv
-from tinyalgo.runs.fileio import atomic_write_bytes
+from tinyalgo.runs.fileio import atomic_write_bytes, atomic_write_json
 from tinyalgo.runs.schema import Field, FileFormatError, check
 
 _SECONDS = Field("number", minimum=0)
@@ -47,32 +52,6 @@ LOOP_SCHEMA = {"checkpoint": Field("str"),
                "task": Field("str", choices=("copy", "reverse", "walk", "addition", "addition3", "multiplication")),
                "rounds": Field("list", items=Field("dict")),
                "base": Field("int", minimum=2, maximum=10, required=False)}
-
-COLUMNS = ("task", "seed", "solved_100", "solved_1000", "train_minutes", "states", "verdict", "counterexample_length",
-           "rounds", "trained_updates", "repaired_transitions", "census_recorded", "census_network_fails",
-           "extract_seconds", "verify_seconds", "cpu_minutes")
-
-
-def _runs(paths) -> dict:
-    """{(task, seed): row} of the sweeps' CSVs (``tinyalgo experiment table1``'s columns)."""
-    for path in paths:
-        check_csv(path)
-    return {(row["task"], row["seed"]): row for path in paths for row in read_results_csv(path)}
-
-
-def check_csv(path) -> None:
-    """A ValueError naming the line unless every row of the CSV has the header's number of fields."""
-    try:
-        with open(path, newline="", encoding="utf-8") as f:
-            rows = csv.reader(f)
-            header = next(rows, None)
-            if not header:
-                raise ValueError(f"{path}: empty; expected a CSV with a header line")
-            for n, row in enumerate(rows, 2):
-                if len(row) != len(header):
-                    raise ValueError(f"{path} line {n}: {len(row)} fields; the header has {len(header)}")
-    except (UnicodeDecodeError, csv.Error) as err:
-        raise ValueError(f"{path}: not a readable CSV ({err})") from None
 
 
 def read_loop(folder: str) -> dict:
@@ -104,113 +83,62 @@ def read_loop(folder: str) -> dict:
     return loop
 
 
-def loop_row(folder: str) -> dict:
-    """What a ``verify-loop`` folder established: the last machine's states and verdict, the rounds, the
-    updates of training on counterexamples, the transitions repaired, the censuses' instances recorded (the
-    machine failed them, the network solves them) and those the network fails too, and the time spent (the
-    loop's CPU minutes: empty for a loop.json without them).  The updates count the training on the
-    network's failures at short lengths (``verify-loop --train-short``) too."""
-    loop = read_loop(folder)
+def seed_of(loop: dict) -> int:
+    """The seed of the network a loop started from (its run folder is ``<task>-<column>-s<seed>``)."""
+    return int(os.path.basename(os.path.dirname(loop["checkpoint"])).rsplit("-s", 1)[1])
+
+
+def loop_row(loop: dict) -> dict:
+    """What a loop established: the last machine's verdict and states, the rounds, the transitions repaired, the
+    updates of training the network (on counterexamples and, with ``--train-short``, on short failures), what
+    the proof is about (``about``: "as extracted", "repaired N", "retrained N updates"), the loop's CPU minutes
+    (empty for a loop.json without them)."""
     rounds, last = loop["rounds"], loop["rounds"][-1]
-    return dict(states=last["states"], verdict=last["verdict"],
-                counterexample_length=last.get("length") or "" if last["verdict"] == "counterexample" else "",
-                rounds=len(rounds), trained_updates=sum(r.get("training", {}).get("updates", 0)
-                                                     + r.get("short_training", {}).get("training", {}).get("updates", 0)
-                                                     for r in rounds),
-                repaired_transitions=sum((r.get("extraction") or {}).get("repairs", 0) for r in rounds),
-                census_recorded=sum(r["census"]["recorded"] for r in rounds if "census" in r),
-                census_network_fails=sum(r["census"]["machine_fails"] - r["census"]["network_solves"]
-                                         for r in rounds if "census" in r),
-                extract_seconds=round(sum(r["extract_seconds"] for r in rounds), 1),
-                verify_seconds=round(sum(r["verify_seconds"] for r in rounds), 2),
-                cpu_minutes=round(sum(r["cpu_seconds"] for r in rounds) / 60, 1)
-                if all("cpu_seconds" in r for r in rounds) else "",
-                task=loop["task"], checkpoint=loop["checkpoint"])
-
-
-def certified_rows(run_csvs, loop_folders) -> list:
-    """One row (``COLUMNS``) per loop folder, joined with its training run by (task, seed); the seed is read
-    from the checkpoint's run folder name (``<task>-<column>-s<seed>``)."""
-    runs, rows = _runs(run_csvs), []
-    for folder in loop_folders:
-        got = loop_row(folder)
-        seed = int(os.path.basename(os.path.dirname(got["checkpoint"])).rsplit("-s", 1)[1])
-        run = runs.get((got["task"], seed), {})
-        fields = dict(solved_100="solved_fraction_100", solved_1000="solved_fraction_1000", train_minutes="minutes")
-        rows.append(dict(task=got["task"], seed=seed,
-                         **{k: "" if run.get(v) is None else run[v] for k, v in fields.items()},
-                         **{k: got[k] for k in COLUMNS[5:]}))
-    return sorted(rows, key=lambda r: (r["task"], r["seed"]))
-
-
-def markdown(rows) -> str:
-    """A table per task, a line per seed, and the count of seeds proved."""
-    out = []
-    for task in sorted({r["task"] for r in rows}):
-        mine = [r for r in rows if r["task"] == task]
-        proved = sum(r["verdict"] == "proved" for r in mine)
-        out += [f"### {task}: {proved} of {len(mine)} seeds proved", "",
-                "| seed | network solved @100 | @1000 | training, min | machine states | proved | rounds"
-                " | trained on counterexamples (updates) | transitions repaired | census: recorded"
-                " | census: network fails | extraction, s | verification, s | loop CPU, min |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-        for r in mine:
-            verdict = {"proved": "yes", "counterexample": f"counterexample, length {r['counterexample_length']}"}
-            out.append(f"| {r['seed']} | {r['solved_100']} | {r['solved_1000']} | {r['train_minutes']} | {r['states']}"
-                       f" | {verdict.get(r['verdict'], r['verdict'])} | {r['rounds']} | {r['trained_updates'] or '-'}"
-                       f" | {r['repaired_transitions'] or '-'} | {r['census_recorded'] or '-'}"
-                       f" | {r['census_network_fails'] or '-'} | {r['extract_seconds']} | {r['verify_seconds']}"
-                       f" | {r['cpu_minutes'] if r['cpu_minutes'] != '' else '-'} |")
-        out.append("")
-    return "\n".join(out)
-
-
-def write(run_csvs, loop_folders, out: str) -> list:
-    """Write OUT/certified.csv and OUT/certified.md; returns the rows."""
-    rows = certified_rows(run_csvs, loop_folders)
-    lines = [",".join(COLUMNS)] + [",".join(str(r[c]) for c in COLUMNS) for r in rows]
-    os.makedirs(out, exist_ok=True)
-    atomic_write_bytes(os.path.join(out, "certified.csv"), ("\n".join(lines) + "\n").encode())
-    atomic_write_bytes(os.path.join(out, "certified.md"), markdown(rows).encode())
-    return rows
+    repaired = sum((r.get("extraction") or {}).get("repairs", 0) for r in rounds)
+    trained = sum(r.get("training", {}).get("updates", 0) + r.get("short_training", {}).get("training", {})
+                  .get("updates", 0) for r in rounds)
+    retrained = any("training" in r or "training" in r.get("short_training", {}) for r in rounds)
+    about = ", ".join((["retrained " + f"{trained:,} updates"] if retrained else [])
+                      + ([f"repaired {repaired}"] if repaired else [])) or "as extracted"
+    return dict(task=loop["task"], seed=seed_of(loop), verdict=last["verdict"], states=last["states"],
+                rounds=len(rounds), repaired=repaired, retrained_updates=trained if retrained else "",
+                about=about, cpu_minutes=round(sum(r["cpu_seconds"] for r in rounds) / 60, 2)
+                if all("cpu_seconds" in r for r in rounds) else "")
 
 
 # ------------------------------------------------------------ the proofs kept in the repository
-RECHECK_COLUMNS = ("proof", "task", "states", "verdict", "verify_seconds", "certificate", "configurations",
-                   "check_seconds")
-
-
-def keep_proof(loop_folder: str, root: str) -> str | None:
-    """Keep a proved verify-loop's machine in ``root``/<task>-s<seed>: the machine's tables (machine.json,
-    without the recording's rows and cluster centres, which only the network's fallback uses), the
-    verifier's certificate (certificate.json.gz), its report (verify.json) and the loop's loop.json.  Returns
-    the folder, or None where the loop did not end in a proof."""
+def keep_proof(loop_folder: str, root: str) -> str:
+    """Keep a verify-loop's result in ``root``/<task>-s<seed>: loop.json, and where the loop ended in a proof
+    the machine's tables (machine.json, without the recording's rows and cluster centres, which only the
+    network's fallback uses), the verifier's certificate (certificate.json.gz) and its report (verify.json).
+    Returns the folder."""
     from tinyalgo.automata.machine import load_machine
     from tinyalgo.automata.verify import verify, write_certificate
     loop = read_loop(loop_folder)
-    if loop["rounds"][-1]["verdict"] != "proved":
-        return None
-    seed = int(os.path.basename(os.path.dirname(loop["checkpoint"])).rsplit("-s", 1)[1])
-    folder = os.path.join(root, f"{loop['task']}-s{seed}")
-    machine = load_machine(os.path.join(loop_folder, "machine.json"))
-    bare = replace(machine, raw=np.zeros((0, 6), dtype=np.int64), centroids=np.zeros((1, 0)),
-                   info=dict(machine.info, kept="the tables only: the recording's rows and the cluster centres are"
-                                            " in the loop's machine.json"))
-    report = verify(bare, certify=True)
-    if report["verdict"] != "proved":
-        raise ValueError(f"{loop_folder}: its machine is {report['verdict']} by this verifier; not kept")
+    folder = os.path.join(root, f"{loop['task']}-s{seed_of(loop)}")
     os.makedirs(folder, exist_ok=True)
-    bare.save(os.path.join(folder, "machine.json"))
-    write_certificate(os.path.join(folder, "certificate.json.gz"), report.pop("certificate"))
-    atomic_write_bytes(os.path.join(folder, "verify.json"), (json.dumps(report, indent=1) + "\n").encode())
-    atomic_write_bytes(os.path.join(folder, "loop.json"), (json.dumps(loop, indent=1) + "\n").encode())
+    if loop["rounds"][-1]["verdict"] == "proved":
+        machine = load_machine(os.path.join(loop_folder, "machine.json"))
+        bare = replace(machine, raw=np.zeros((0, 6), dtype=np.int64), centroids=np.zeros((1, 0)),
+                       info=dict(machine.info, kept="the tables only: the recording's rows and the cluster centres"
+                                                " are in the loop's machine.json"))
+        report = verify(bare, certify=True)
+        if report["verdict"] != "proved":
+            raise ValueError(f"{loop_folder}: its machine is {report['verdict']} by this verifier; not kept")
+        bare.save(os.path.join(folder, "machine.json"))
+        write_certificate(os.path.join(folder, "certificate.json.gz"), report.pop("certificate"))
+        atomic_write_json(os.path.join(folder, "verify.json"), report)
+    atomic_write_json(os.path.join(folder, "loop.json"), loop)
     return folder
 
 
-def proof_folders(root: str) -> list:
-    """The folders of ``root`` holding a proof (machine.json and certificate.json.gz), sorted."""
-    return sorted(os.path.dirname(p) for p in glob.glob(os.path.join(root, "*", "machine.json"))
-                  if os.path.isfile(os.path.join(os.path.dirname(p), "certificate.json.gz")))
+def kept_folders(root: str) -> list:
+    """The folders of ``root`` holding a kept loop (loop.json), sorted."""
+    return sorted(os.path.dirname(p) for p in glob.glob(os.path.join(root, "*", "loop.json")))
+
+
+def has_proof(folder: str) -> bool:
+    return all(os.path.isfile(os.path.join(folder, f)) for f in ("machine.json", "certificate.json.gz"))
 
 
 def recheck(folder: str) -> dict:
@@ -228,29 +156,128 @@ def recheck(folder: str) -> dict:
         verdict, configs = "accepted", summary["configurations"]
     except CertificateError as err:
         verdict, configs = f"rejected: {err}", ""
-    return dict(proof=os.path.basename(folder), task=machine.task, states=machine.n_states,
-                verdict=report["verdict"], verify_seconds=round(verify_seconds, 2), certificate=verdict,
+    return dict(verified_again=report["verdict"], verify_seconds=round(verify_seconds, 2), certificate=verdict,
                 configurations=configs, check_seconds=round(time.process_time() - t, 2))
 
 
-def write_recheck(root: str, out: str, log=print) -> list:
-    """Re-check every proof under ``root``; OUT/rechecked.csv and rechecked.md; the rows."""
-    folders = proof_folders(root)
-    if not folders:
-        raise ValueError(f"--proofs {root}: no proof folders there (each with machine.json and certificate.json.gz)")
+def network_of(folder: str, loop: dict, networks) -> str | None:
+    """The checkpoint a kept proof is about, found in one of the folders ``networks``: the retrained network
+    (``loop-<task>-s<seed>/checkpoint.npz`` or ``<task>-s<seed>/checkpoint.npz``) where the loop trained it,
+    else the run folder that loop.json's ``checkpoint`` names; None if none is there."""
+    name = os.path.basename(folder)
+    retrained = loop_row(loop)["retrained_updates"] != ""
+    wanted = [f"loop-{name}", name] if retrained else [os.path.basename(os.path.dirname(loop["checkpoint"]))]
+    for root in networks:
+        for w in wanted:
+            path = os.path.join(root, w, "checkpoint.npz")
+            if os.path.isfile(path):
+                return path
+    return None
+
+
+def measure_agreement(folder: str, checkpoint: str, log=print) -> dict:
+    """The kept machine beside its network (``automata.agreement``), written to ``folder``/agreement.json with
+    the checkpoint's name and SHA-256."""
+    from tinyalgo.automata.agreement import agreement
+    from tinyalgo.automata.machine import load_machine
+    from tinyalgo.runs.checkpoint import load_checkpoint
+    machine = load_machine(os.path.join(folder, "machine.json"))
+    controller, _ = load_checkpoint(checkpoint)
+    with open(checkpoint, "rb") as f:
+        sha = hashlib.sha256(f.read()).hexdigest()
+    t = time.process_time()
+    rows = agreement(machine, controller, log=log)
+    got = dict(network=os.path.join(os.path.basename(os.path.dirname(checkpoint)), "checkpoint.npz"),
+               network_sha256=sha, lengths=rows, cpu_seconds=round(time.process_time() - t, 1))
+    atomic_write_json(os.path.join(folder, "agreement.json"), got)
+    return got
+
+
+def read_agreement(folder: str) -> dict:
+    """{length: row} of a kept proof's agreement.json ({} if there is none)."""
+    path = os.path.join(folder, "agreement.json")
+    if not os.path.isfile(path):
+        return {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            got = json.load(f)
+        return {int(r["length"]): r for r in got["lengths"]}
+    except (ValueError, KeyError, TypeError, RecursionError) as err:
+        raise ValueError(f"{path}: not an agreement report ({str(err)[:80]})") from None
+
+
+LENGTHS = (100, 1000, 10000)
+COLUMNS = (("task", "seed", "verdict", "states", "rounds", "about", "repaired", "retrained_updates")
+           + tuple(f"agree_{w}_{n}" for n in LENGTHS for w in ("step", "instance"))
+           + tuple(f"network_solved_{n}" for n in LENGTHS)
+           + ("cpu_minutes", "verified_again", "certificate", "verify_seconds", "check_seconds"))
+
+
+def table_rows(root: str, networks=None, log=print) -> list:
+    """One row (``COLUMNS``) per kept loop under ``root``; with ``networks``, each kept proof's agreement
+    measured again first (``measure_agreement``)."""
     rows = []
-    for folder in folders:
-        rows.append(recheck(folder))
+    for folder in kept_folders(root):
+        loop = read_loop(folder)
+        row = dict.fromkeys(COLUMNS, "")
+        row.update(loop_row(loop))
+        if has_proof(folder):
+            row.update(recheck(folder))
+            if networks:
+                path = network_of(folder, loop, networks)
+                if path is None:
+                    log(f"{os.path.basename(folder)}: no network in {', '.join(networks)}; agreement not measured")
+                else:
+                    log(f"{os.path.basename(folder)}: agreement with {path}")
+                    measure_agreement(folder, path, log)
+            for n, r in read_agreement(folder).items():
+                if n in LENGTHS:
+                    row.update({f"agree_step_{n}": r["step"], f"agree_instance_{n}": r["instance"],
+                                f"network_solved_{n}": r["network_solved"]})
+        rows.append({k: row[k] for k in COLUMNS})
         r = rows[-1]
-        log(f"{r['proof']}: {r['verdict']} again ({r['verify_seconds']} s); certificate {r['certificate']}"
-            f" ({r['configurations']} configurations, {r['check_seconds']} s)")
-    buf = [",".join(RECHECK_COLUMNS)] + [",".join(str(r[c]).replace(",", ";") for c in RECHECK_COLUMNS)
-                                         for r in rows]
-    good = sum(r["verdict"] == "proved" and r["certificate"] == "accepted" for r in rows)
-    md = [f"{good} of {len(rows)} kept proofs re-verified and their certificates accepted", "",
-          "| proof | task | states | verified again | s | certificate | configurations | s |", "|---" * 8 + "|"]
-    md += [f"| {r['proof']} | {r['task']} | {r['states']} | {r['verdict']} | {r['verify_seconds']} | {r['certificate']}"
-           f" | {r['configurations']} | {r['check_seconds']} |" for r in rows]
-    atomic_write_bytes(os.path.join(out, "rechecked.csv"), ("\n".join(buf) + "\n").encode())
-    atomic_write_bytes(os.path.join(out, "rechecked.md"), ("\n".join(md) + "\n").encode())
+        log(f"{r['task']}-s{r['seed']}: {r['verdict']}, {r['states']} states"
+            + (f"; verified again: {r['verified_again']}, certificate {r['certificate']}" if r["verified_again"]
+               else ""))
+    return sorted(rows, key=lambda r: (TASK_ORDER.index(r["task"]), r["seed"]))
+
+
+TASK_ORDER = ("copy", "reverse", "walk", "addition", "multiplication", "addition3")
+
+
+def _pct(x, digits=0) -> str:
+    """A fraction as a percentage; below 1, never rounded up to 100."""
+    if x == "":
+        return "-"
+    return f"{min(100 * x, 100 - 10 ** -digits) if x < 1 else 100:.{digits}f}"
+
+
+def markdown(rows) -> str:
+    """The table, one line per network, and the count of proofs that hold."""
+    held = sum(r["verified_again"] == "proved" and r["certificate"] == "accepted" for r in rows)
+    out = [f"{held} of {len(rows)} networks proved (machine verified again, certificate accepted)", "",
+           "| task | seed | proved | states | rounds | proof about | agree, % steps @100 / 1k / 10k"
+           " | agree, % instances @100 / 1k / 10k | network solves, % @100 / 1k / 10k | loop CPU, min |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ok = r["verified_again"] == "proved" and r["certificate"] == "accepted"
+        proved = "yes" if ok else r["verdict"] if not r["verified_again"] else (
+            f"FAILS: {r['verified_again']}, certificate {r['certificate']}")
+        out.append(f"| {r['task']} | {r['seed']} | {proved} | {r['states']} | {r['rounds']} | {r['about']}"
+                   f" | {' / '.join(_pct(r[f'agree_step_{n}'], 3) for n in LENGTHS)}"
+                   f" | {' / '.join(_pct(r[f'agree_instance_{n}']) for n in LENGTHS)}"
+                   f" | {' / '.join(_pct(r[f'network_solved_{n}']) for n in LENGTHS)}"
+                   f" | {r['cpu_minutes'] if r['cpu_minutes'] != '' else '-'} |")
+    return "\n".join(out) + "\n"
+
+
+def write_table(root: str, out: str, networks=None, log=print) -> list:
+    """OUT/certified.csv and OUT/certified.md from the kept loops under ``root``; the rows."""
+    if not kept_folders(root):
+        raise ValueError(f"--proofs {root}: no kept loops there (folders with loop.json)")
+    rows = table_rows(root, networks, log)
+    lines = [",".join(COLUMNS)] + [",".join(str(r[c]).replace(",", ";") for c in COLUMNS) for r in rows]
+    os.makedirs(out, exist_ok=True)
+    atomic_write_bytes(os.path.join(out, "certified.csv"), ("\n".join(lines) + "\n").encode())
+    atomic_write_bytes(os.path.join(out, "certified.md"), markdown(rows).encode())
     return rows
