@@ -73,6 +73,16 @@ class Spec:
     axes: tuple = ()
     growth = 1                      # patience grows by this much per unit of length
 
+    @staticmethod
+    def pointer_rows(task) -> int:
+        """The rows the pointers range over (the pointer range R is at least this + 2)."""
+        return task.rows
+
+    @staticmethod
+    def symbolic_margin(R: int, psi_cap: int) -> int:
+        """What the first length explored symbolically adds to 2R + 3 (rules.ranges)."""
+        return 0
+
     def __init__(self, task, length=None, min_length=1):
         self.task, self.length, self.min_length = task, length, min_length
         self.digits = frozenset(range(task.base))

@@ -37,9 +37,9 @@ def make(task_name: str, base: int):
 def ranges(task_name: str, K: int, psi_cap: int):
     """(R, N0): the pointer range and the first length explored symbolically
     (every length >= N0 at once; the shorter ones one by one)."""
-    rows = make(task_name, 10).rows if task_name != "walk" else 1
-    R = max(K + 2, rows + 2)
-    N0 = 2 * R + 3 + (psi_cap + 2 * R if task_name == "walk" else 0)
+    spec = SPECS[task_name]
+    R = max(K + 2, spec.pointer_rows(make(task_name, 10)) + 2)
+    N0 = 2 * R + 3 + spec.symbolic_margin(R, psi_cap)
     return R, N0
 
 

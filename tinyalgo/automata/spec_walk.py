@@ -39,6 +39,16 @@ class WalkSpec(Spec):
     pointers, axes = ("S", "A", "E", "F", "T"), ("xy", "xy", "xy", "x", "xy")
     growth = 2
 
+    @staticmethod
+    def pointer_rows(task) -> int:
+        """One: the walk's pointers are kept within R of the start on both axes."""
+        return 1
+
+    @staticmethod
+    def symbolic_margin(R: int, psi_cap: int) -> int:
+        """psi_cap + 2R: a walk is symbolic only once its path can outgrow the psi counter and the range."""
+        return psi_cap + 2 * R
+
     def _placed(self, search, cfg, arrow, parity, d=None):
         """``cfg`` with the arrow (at the head, or ``d`` to the right of the start) and its path."""
         R = search.R
