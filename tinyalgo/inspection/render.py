@@ -13,17 +13,6 @@ LEGEND = ("legend: [x] the cell under the head; 0-9 digits; q end marker (the wa
           " e empty cell; p reverse's turn marker; l u d walk's arrows (left, up, down); Y: the targets;"
           " P: the outputs written so far; _ nothing written")
 
-# How each task turns a requested complexity c into an instance (tinyalgo.tasks): why an
-# instance's complexity (the steps of its ground-truth solution) can differ from c.
-COMPLEXITY_RULES = {
-    "copy": "copy draws c digits: complexity c",
-    "reverse": "reverse draws n = c // 2 digits, solved in 2n + 1 steps: complexity 2n + 1",
-    "walk": "walk's complexity counts the ground truth's c + 2 steps",
-    "addition": "addition draws two numbers of L = max(c // 2, a random 1..3) digits: complexity 2L",
-    "addition3": "3-number addition draws three numbers of L = max(c // 3, a random 2..4) digits: complexity 3L",
-    "multiplication": "multiplication draws an L = c digit number, solved in L + 2 steps: complexity L + 2",
-}
-
 
 def complexity_note(env: Environment, asked: int, lane: int = 0) -> str:
     """Why the instance in ``lane`` has another complexity than the ``asked`` one
@@ -32,7 +21,7 @@ def complexity_note(env: Environment, asked: int, lane: int = 0) -> str:
     if got == asked:
         return ""
     raised = "raised" if got > asked else "lowered"
-    return f"note: complexity {asked} was {raised} to {got}: {COMPLEXITY_RULES[env.task.name]}"
+    return f"note: complexity {asked} was {raised} to {got}: {env.task.complexity_rule}"
 
 
 def action_name(action: int, n_moves: int) -> str:

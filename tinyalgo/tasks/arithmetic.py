@@ -82,6 +82,7 @@ class Addition(_ColumnArithmetic):
     """Add two L-digit numbers, L = max(c // 2, U{1,2,3}) (docs/original-release.md#addition)."""
 
     name, rows, fill, factor, min_complexity = "addition", 2, "e", 2, 2
+    complexity_rule = "addition draws two numbers of L = max(c // 2, a random 1..3) digits: complexity 2L"
     number_rows = (1, 2)
 
     def sample(self, rng, complexities, level=None, low_accuracy=False):
@@ -100,6 +101,7 @@ class Addition3(_ColumnArithmetic):
     with complexity 3L (docs/original-release.md#bug-addition3-complexity) and the optional extra curriculum."""
 
     name, rows, fill, factor, min_complexity = "addition3", 3, "e", 3, 3
+    complexity_rule = "3-number addition draws three numbers of L = max(c // 3, a random 2..4) digits: complexity 3L"
     number_rows = (1, 2, 3)
     # In base 2 the last carry of three numbers can be 2, which is not a digit:
     # L + 1 output digits cannot hold the sum (the paper's App. B never solved it).
@@ -159,6 +161,7 @@ class Multiplication(_ColumnArithmetic):
     written above its last digit (docs/original-release.md#multiplication).  Needs base >= 3."""
 
     name, rows, fill, factor, min_complexity, min_base = "multiplication", 2, "zero", 1, 1, 3
+    complexity_rule = "multiplication draws an L = c digit number, solved in L + 2 steps: complexity L + 2"
     min_base_reason = "there is no multiplier digit >= 2 in base 2"
     number_rows = (2,)                               # m sits on row 1
 

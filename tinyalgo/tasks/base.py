@@ -21,6 +21,7 @@ class Task:
     q_column = False
     factor = 1               # the paper's conversion factor to complexity
     min_complexity = 1
+    complexity_rule = ""     # how a requested complexity c becomes an instance (why its complexity can differ)
     min_base = 2
     min_base_reason = ""     # why a smaller base does not work, for the error message
     has_extra_curriculum = False   # whether ``extra_curriculum`` changes what ``sample`` draws

@@ -38,6 +38,7 @@ class Copy(_Tape):
     docs/original-release.md#bug-copy-tape)."""
 
     name, interface, fill, factor, min_complexity = "copy", "tape", "random", 1, 1
+    complexity_rule = "copy draws c digits: complexity c"
 
     def layout_span(self, n):
         return 1, n + 1                              # the digits, the q
@@ -68,6 +69,7 @@ class Reverse(_Tape):
     """Reverse the n = c // 2 digits left of the marker ``p`` (docs/original-release.md#reverse)."""
 
     name, interface, fill, factor, min_complexity = "reverse", "tape", "random", 2, 2
+    complexity_rule = "reverse draws n = c // 2 digits, solved in 2n + 1 steps: complexity 2n + 1"
 
     def layout_span(self, n):
         return 0, n + 2                              # the q, the digits, the two p

@@ -14,6 +14,7 @@ class Walk(Task):
     """Walk right to an arrow, turn, and copy the digits met (docs/original-release.md#walk)."""
 
     name, interface, fill, factor, min_complexity = "walk", "grid", "random", 1, 2
+    complexity_rule = "walk's complexity counts the ground truth's c + 2 steps"
     q_from_clock = True      # from step c + 2 on every cell reads q (docs/original-release.md#walk)
     ARROW_MOVES: ClassVar[dict] = {"l": LEFT, "u": UP, "d": DOWN}
     ARROW_STEPS: ClassVar[dict] = {"l": (-1, 0), "u": (0, -1), "d": (0, 1)}     # (dx, dy) after the turn
