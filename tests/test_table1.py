@@ -227,3 +227,37 @@ def test_a_table1_csv_reads_back_as_its_rows_and_rebuilds_the_table_without_the_
     (tmp_path / "table1.csv").unlink()
     assert main(["experiment", "table1", "--summarize", "--out", str(tmp_path)]) == 2
     assert "and no table1.csv, to summarize" in capsys.readouterr().err
+
+
+class JobsMade(Exception):
+    """Raised by the stand-in for ``run_sweep``: the command made its jobs and stops before training."""
+
+
+def test_gamma_of_a_sweep_applies_to_its_dynamic_discount_columns(tmp_path, monkeypatch):
+    made = []
+
+    def no_training(jobs, **kwargs):
+        made.extend(jobs)
+        raise JobsMade
+
+    monkeypatch.setattr("tinyalgo.cli.sweeps.run_sweep", no_training)
+    with pytest.raises(JobsMade):
+        main(["experiment", "table1", "--tasks", "copy", "--columns", "classic", "dynamic", "--gamma", "0.9",
+              "--seeds", "1", "--out", str(tmp_path)])
+    configs = {job.column: job.config() for job in made}
+    assert sorted(configs) == ["classic", "dynamic"]
+    assert (configs["dynamic"].discount, configs["dynamic"].gamma) == ("dynamic", 0.9)
+    assert (configs["classic"].discount, configs["classic"].gamma) == ("1", 1.0)       # its constant discount
+    assert all(job.options == {"gamma": 0.9} for job in made)                        # the sweep's option, as given
+
+
+def test_summarize_with_gamma_takes_the_constant_discount_columns_runs(tmp_path):
+    from argparse import Namespace
+
+    from tinyalgo.cli.sweeps import SWEEPS, run_filter
+    args = Namespace(sweep=SWEEPS["table1"], gamma=0.9, out=str(tmp_path), summarize=True)
+    keep, said = run_filter(args)
+    assert said == "--gamma 0.9"
+    assert keep({"task": "copy", "column": "classic", "seed": 0, "gamma": 1.0})
+    assert keep({"task": "copy", "column": "dynamic", "seed": 0, "gamma": 0.9})
+    assert not keep({"task": "copy", "column": "dynamic", "seed": 0, "gamma": 1.0})

@@ -88,16 +88,23 @@ class Environment:
 
     Parameters
     ----------
-    task : a task name (see ``tasks.TASKS``) or a ``Task``.
-    batch_size : number of lanes B >= 1.
-    base : 2..10 (ignored if ``task`` is a Task).
-    complexity : an int (every instance has that complexity) or a sampler
+    task
+        a task name (see ``tasks.TASKS``) or a ``Task``.
+    batch_size
+        number of lanes B >= 1.
+    base
+        2..10 (ignored if ``task`` is a Task).
+    complexity
+        an int (every instance has that complexity) or a sampler
         (``complexity.UniformComplexity``, ...); default the task's minimum.
-    reward : "binary" (0/1, default), "discretized" or "continuous" (App. C).
-    seed : seed of the environment's ``numpy.random.Generator``.
-    extra_curriculum : the release's extra curriculum, for a task that has
-        one (``Task.has_extra_curriculum``: 3-number addition); on by
-        default for training, off at test.
+    reward
+        "binary" (0/1, default), "discretized" or "continuous" (App. C).
+    seed
+        seed of the environment's ``numpy.random.Generator``.
+    extra_curriculum
+        the release's extra curriculum, for a task that has one
+        (``Task.has_extra_curriculum``: 3-number addition); on by default for
+        training, off at test.
     """
 
     def __init__(self, task, batch_size: int = 20, *, base: int = 10, complexity=None, reward: str = "binary",
@@ -248,12 +255,16 @@ class Environment:
     def step(self, actions, symbols=None, probs=None, explored=None) -> StepResult:
         """Apply one joint action per lane.
 
-        actions : int (B,) in 0..n_actions-1 (``move + n_moves * write``).
-        symbols : int (B,) in 0..V-1, the symbol written (read where writing).
-        probs : float (B, V), the symbol head's probabilities; needed by the
-            "discretized" and "continuous" rewards.
-        explored : bool (B,), this step's action was exploratory (non-greedy);
-            sets the observed explored flag from the next step on.
+        actions : int (B,)
+            in 0..n_actions-1 (``move + n_moves * write``).
+        symbols : int (B,)
+            in 0..V-1, the symbol written (read where writing).
+        probs : float (B, V)
+            the symbol head's probabilities; needed by the "discretized" and
+            "continuous" rewards.
+        explored : bool (B,)
+            this step's action was exploratory (non-greedy); sets the observed
+            explored flag from the next step on.
 
         The observation returned is a copy: the environment keeps its own.
         """

@@ -147,7 +147,7 @@ def tanh_backward(dout, cache):
 
 
 def sigmoid(x, out=None):
-    """1 / (1 + exp(-x)) as 0.5 * (tanh(x / 2) + 1): stable for large |x|.
+    """1 / (1 + exp(-x)) as 0.5 * (tanh(x / 2) + 1): stable for large ``|x|``.
     ``out`` (may be ``x`` itself) saves the temporaries."""
     out = np.multiply(x, 0.5, out=out)
     np.tanh(out, out=out)

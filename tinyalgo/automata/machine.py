@@ -55,16 +55,24 @@ class MachineError(ValueError):
 class Machine:
     """A Mealy machine over the symbols of a task's vocabulary.
 
-    task, base, n_moves : the task it acts on.
-    action, symbol, next : int (S, V) tables (see the module doc).
-    start : the state of an episode's first step.
-    centroids : float (k, D), the cluster centres of the recurrent states.
-    cluster, feedback : int (S,), (S, 4): each state's representative
-        cluster and feedback fields (the raw state visited most).
-    raw : int (R, 6) rows (cluster, feedback fields 1..4, state): where every
-        raw state went.
-    visits : int (S,), recorded steps in each state.
-    info : dict, how the machine was made (clusters, counts).
+    task, base, n_moves
+        the task it acts on.
+    action, symbol, next : int (S, V)
+        tables (see the module doc).
+    start
+        the state of an episode's first step.
+    centroids : float (k, D)
+        the cluster centres of the recurrent states.
+    cluster, feedback : int (S,), (S, 4)
+        each state's representative cluster and feedback fields (the raw
+        state visited most).
+    raw : int (R, 6)
+        rows (cluster, feedback fields 1..4, state): where every raw state
+        went.
+    visits : int (S,)
+        recorded steps in each state.
+    info : dict
+        how the machine was made (clusters, counts).
     """
 
     task: str

@@ -21,14 +21,21 @@ NO_WRITE = -1        # the symbol of a step that does not write
 class Recording:
     """T recorded steps.
 
-    state : float (T, D), the controller's recurrent state entering the step
-        (zero at an episode's first step; D = 0 for a feed-forward core).
-    obs : int (T, F), the observation of the step (tinyalgo/environment.py's fields).
-    action : int (T,), the greedy joint action.
-    symbol : int (T,), the symbol written, ``NO_WRITE`` where the action does not write.
-    next_row : int (T,), the row of the same episode's next step, -1 after its last.
-    first : bool (T,), the episode's first step.
-    task, base, n_moves : what was run.
+    state : float (T, D)
+        the controller's recurrent state entering the step (zero at an
+        episode's first step; D = 0 for a feed-forward core).
+    obs : int (T, F)
+        the observation of the step (tinyalgo/environment.py's fields).
+    action : int (T,)
+        the greedy joint action.
+    symbol : int (T,)
+        the symbol written, ``NO_WRITE`` where the action does not write.
+    next_row : int (T,)
+        the row of the same episode's next step, -1 after its last.
+    first : bool (T,)
+        the episode's first step.
+    task, base, n_moves
+        what was run.
     """
 
     state: np.ndarray

@@ -210,6 +210,8 @@ def run_filter(args):
             return row["seed"] >= first and (last is None or row["seed"] < last)
         if name == "budget":
             return row.get("budget") in (value, None)
+        if "column" in row and not table1.applies(name, row["column"]):
+            return True                                     # e.g. --gamma: a constant-discount column's runs
         return option_value(row, name) == value
 
     def keep(row) -> bool:

@@ -31,7 +31,8 @@ from tinyalgo.runs.rundir import RunSaver, checkpoint_path, held, resume_run
 class Job:
     """One run of a sweep: a Table 1 cell (task, column), a seed and a budget,
     where to write (``out_dir``), and ``options``, the QConfig options the
-    sweep sets for all of its runs (e.g. {"greedy_lanes": 5})."""
+    sweep sets for all of its runs (e.g. {"greedy_lanes": 5}); each run takes
+    those that apply to its column (``applies``)."""
 
     task: str
     column: str
@@ -61,8 +62,16 @@ class Job:
         fixed = sorted(set(self.options) & {*column, *JOB_FIELDS})
         if fixed:
             raise ValueError(f"option {fixed[0]!r} is set by the sweep's columns and rows; it cannot be changed")
+        options = {name: value for name, value in self.options.items() if applies(name, self.column)}
         return QConfig(task=self.task, controller=TABLE1_ROWS[self.task], seed=self.seed, budget=self.budget,
-                       **column, **self.options)
+                       **column, **options)
+
+
+def applies(option: str, column: str) -> bool:
+    """Whether a sweep's ``option`` applies to the runs of Table 1's ``column``: gamma, the paper's gamma of
+    the dynamic discount, only to the dynamic-discount columns (a constant-discount column keeps its
+    constant); every other option to every column."""
+    return option != "gamma" or TABLE1_COLUMNS[column]["discount"] == "dynamic"
 
 
 JOB_FIELDS = ("task", "controller", "seed", "budget")      # what a Job sets itself

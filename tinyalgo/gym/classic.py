@@ -346,27 +346,39 @@ def classic_glyphs(task, chars):
 
 
 _CLASSIC_DOC = """
+
     Parameters
     ----------
-    task : "copy", "repeat_copy", "duplicated_input", "reverse" or
+    task
+        "copy", "repeat_copy", "duplicated_input", "reverse" or
         "reversed_addition".
-    base : symbols of the input (default: gym's, 5 / 2 for reverse / 3 for
-        the additions; 2..10).
-    rows : reversed_addition's numbers (2, or 3 for ReversedAddition3).
-    duplication : duplicated_input's copies of each symbol (default 2).
-    length : a fixed input length; default None: gym's curriculum.
-    advance_after : episodes in a row to solve before the curriculum's
-        length grows (default gym's 10, or 50 for reverse and repeat_copy).
-    chars : draw the symbols as letters (default gym's choice per task).
-    solvable_time_limit : reversed_addition: rows x length + 4 steps instead
-        of gym's 2 x length + 4 (see ``tinyalgo.gym.classic``).
-    render_mode : None, "ansi" or "rgb_array".
-    step_info : also V-hat, the next target and the ground-truth action
-        (gym's moves) in every step's info.
-    action_space : "multidiscrete" (default) or "discrete"
-        (``tinyalgo.gym.spaces``).
-    observation_space : "multidiscrete" (default: ``Discrete(base + 1)``) or
-        "onehot" (a ``Box`` of base + 1 columns).
+    base
+        symbols of the input (default: gym's, 5 / 2 for reverse / 3 for the
+        additions; 2..10).
+    rows
+        reversed_addition's numbers (2, or 3 for ReversedAddition3).
+    duplication
+        duplicated_input's copies of each symbol (default 2).
+    length
+        a fixed input length; default None: gym's curriculum.
+    advance_after
+        episodes in a row to solve before the curriculum's length grows
+        (default gym's 10, or 50 for reverse and repeat_copy).
+    chars
+        draw the symbols as letters (default gym's choice per task).
+    solvable_time_limit
+        reversed_addition: rows x length + 4 steps instead of gym's
+        2 x length + 4 (see ``tinyalgo.gym.classic``).
+    render_mode
+        None, "ansi" or "rgb_array".
+    step_info
+        also V-hat, the next target and the ground-truth action (gym's moves)
+        in every step's info.
+    action_space
+        "multidiscrete" (default) or "discrete" (``tinyalgo.gym.spaces``).
+    observation_space
+        "multidiscrete" (default: ``Discrete(base + 1)``) or "onehot" (a
+        ``Box`` of base + 1 columns).
 """
 
 
@@ -408,6 +420,8 @@ class GymAlgorithmicEnv(_ClassicRules, TinyAlgoEnv):
         return self._emit(np.int64(read if read < self._base else self._base))
 
     def step(self, action, explored=None):
+        """One step with gym's rewards (1 for a right write, -0.5 for a wrong one, -1 past the time limit):
+        ``(obs, reward, terminated, truncated, info)``."""
         self._check_step()
         if explored is not None:
             raise ValueError("gym's classic tasks observe no explored flag: step(action) takes no explored")
@@ -430,6 +444,7 @@ class GymAlgorithmicEnv(_ClassicRules, TinyAlgoEnv):
         return keys
 
     def render(self):
+        """The board as gym's classic tasks draw it ("ansi"), or as a picture ("rgb_array")."""
         if self.render_mode == "ansi":
             if self._last is not None:
                 reason, n_correct, n_outputs = self._last

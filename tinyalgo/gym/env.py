@@ -71,26 +71,35 @@ class TinyAlgoEnv(gymnasium.Env):
 
     Parameters
     ----------
-    task : "copy", "reverse", "walk", "addition", "addition3", "multiplication".
-    base : 2..10 (paper Appendix B).
-    complexity : the complexity of every instance (default 6), or
-    curriculum : True for the paper's curriculum (section 5; the level
-        advances after ``advance_after`` episodes in a row with all targets
-        written).
-    reward : "binary" only (see ``tinyalgo.gym``).
-    extra_curriculum : 3-number addition: the extra curriculum of small
-        digits in training instances; default on with the curriculum, off
-        with a fixed complexity.
-    render_mode : None, "ansi" (a text frame of the board, the targets and
-        what has been written) or "rgb_array" (the same as a picture,
+    task
+        "copy", "reverse", "walk", "addition", "addition3", "multiplication".
+    base
+        2..10 (paper Appendix B).
+    complexity
+        the complexity of every instance (default 6), or
+    curriculum
+        True for the paper's curriculum (section 5; the level advances after
+        ``advance_after`` episodes in a row with all targets written).
+    reward
+        "binary" only (see ``tinyalgo.gym``).
+    extra_curriculum
+        3-number addition: the extra curriculum of small digits in training
+        instances; default on with the curriculum, off with a fixed
+        complexity.
+    render_mode
+        None, "ansi" (a text frame of the board, the targets and what has
+        been written) or "rgb_array" (the same as a picture,
         ``tinyalgo.gym.render``).
-    step_info : False (default): ``info`` is empty while an episode runs;
-        True: every step's ``info`` also carries V-hat, the next target and
-        the ground-truth action (see ``tinyalgo.gym``).
-    action_space : "multidiscrete" (default, (move, write, symbol)) or
-        "discrete" (one index per distinct valid action, ``tinyalgo.gym.spaces``).
-    observation_space : "multidiscrete" (default, the observation fields) or
-        "onehot" (a flat float32 ``Box``, ``tinyalgo.gym.spaces``).
+    step_info
+        False (default): ``info`` is empty while an episode runs; True: every
+        step's ``info`` also carries V-hat, the next target and the
+        ground-truth action (see ``tinyalgo.gym``).
+    action_space
+        "multidiscrete" (default, (move, write, symbol)) or "discrete" (one
+        index per distinct valid action, ``tinyalgo.gym.spaces``).
+    observation_space
+        "multidiscrete" (default, the observation fields) or "onehot" (a flat
+        float32 ``Box``, ``tinyalgo.gym.spaces``).
 
     ``reset(seed=None, options=None)``: ``options={"complexity": c}`` sets the
     complexity of that episode alone.  After an episode ends, call ``reset``.
@@ -251,6 +260,7 @@ class TinyAlgoEnv(gymnasium.Env):
 
     # --------------------------------------------------------------- API
     def reset(self, *, seed=None, options=None):
+        """Start an episode: ``(obs, info)``; ``options={"complexity": c}`` sets this episode's complexity."""
         complexity = check_options(options, self.option)
         if complexity is not None:
             complexity = self._stream.course.check(complexity, f"options[{self.option!r}]")
@@ -291,6 +301,7 @@ class TinyAlgoEnv(gymnasium.Env):
     _one_field = False            # the observation is one field, not the five of ``tinyalgo.environment``
 
     def step(self, action, explored=None):
+        """One step (reward 1 for a right write, else 0): ``(obs, reward, terminated, truncated, info)``."""
         self._check_step()
         m, w, s = self._parse(action)
         correct, reason, read = self._act(m, w, s, explored)
@@ -352,6 +363,7 @@ class TinyAlgoEnv(gymnasium.Env):
         return env
 
     def render(self):
+        """The board as ``render_mode`` asks: a text frame ("ansi"), a picture ("rgb_array") or None."""
         if self.render_mode is None:
             return None
         if self.render_mode == "ansi":

@@ -189,6 +189,8 @@ class TinyAlgoVectorEnv(VectorEnv):
             pools.record(lanes, pools.course.abandoned(env.target_index[lanes], env.n_outputs[lanes]))
 
     def step(self, actions, explored=None):
+        """One action per lane: ``(obs, rewards, terminations, truncations, info)``, lanes reset as
+        ``autoreset_mode`` says."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
         a = self._check_actions(actions)

@@ -37,7 +37,9 @@ class QConfig(TrainingOptions):
     discount: str = option("dynamic", "the discount of the Q targets: dynamic = gamma * V-hat(next) / V-hat(now)"
                                       " (paper section 6.1), or a constant", choices=DISCOUNTS)
     gamma: float = option(1.0, "the paper's gamma in gamma * V-hat'/V-hat of the dynamic discount",
-                          minimum=0.0, maximum=1.0, open_below=True, sweep=True)
+                          minimum=0.0, maximum=1.0, open_below=True, sweep=True,
+                          sweep_help="; a sweep sets it for its dynamic-discount columns, the constant-discount"
+                                     " columns keep their discount")
     q: str = option("watkins", "the Q targets: Watkins Q(lambda) (paper section 6.2) or one-step", choices=Q_KINDS)
     lam: float = option(1.0, "lambda of Watkins Q(lambda)", minimum=0.0, maximum=1.0, cli=False)
     penalty: bool = option(True, "the penalty on sum_a Q(s,a) - 1 (paper section 6.3)")

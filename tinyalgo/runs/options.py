@@ -40,6 +40,7 @@ class Option:
     reason: str = ""               # why the range is what it is, added to its error message
     cli: bool = True               # a `tinyalgo train` flag
     sweep: bool = False            # also an `experiment table1` flag, a Job option and a Table 1 column
+    sweep_help: str = ""           # added to the help of a sweep's flag (e.g. which of its columns it applies to)
     metavar: str = None
     default_text: str = None       # the default as the help shows it (default: the default itself)
     cli_default: object = None     # a flag default other than the declared one (e.g. the machine's cores)
@@ -192,7 +193,7 @@ def add_arguments(parser, configs: dict, sweep: bool = False, skip=()) -> None:
             shown = texts[0][1]
         else:
             shown = "; ".join(f"{label}: {text}" for label, text in texts)
-        help_text = f"{opt.help} (default {shown})".replace("%", "%%")
+        help_text = f"{opt.help}{opt.sweep_help if sweep else ''} (default {shown})".replace("%", "%%")
         default = defaults[0][1]
         if isinstance(default, bool):
             action = argparse.BooleanOptionalAction if default else "store_const"

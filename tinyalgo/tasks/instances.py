@@ -15,18 +15,27 @@ import numpy as np
 class Instances:
     """k instances of one task.
 
-    cells : int8 (k, rows, w), defined cells, -1 = "use the fill rule"; cell
+    cells : int8 (k, rows, w)
+        defined cells, -1 = "use the fill rule"; cell
         ``cells[i, y - 1, x - x0[i]]`` is at board position (x, y).
-    x0 : int64 (k,), board x of column 0 of ``cells``.
-    key : int64 (k,), key of the random fill (see ``board.random_digits``).
-    targets : int8 (k, n), the symbols to write, in order; padded with none.
-    n_outputs : int64 (k,), number of targets of each instance.
-    complexity : int64 (k,), the paper's complexity (steps of the reference
-        solution, paper section 5; the timeout and the curriculum use it).
-    actions : int8 (k, s), ground-truth joint actions, padded with -1.
-    n_steps : int64 (k,), length of each ground-truth action sequence.
-    clock : int64 (k,), from this episode step on every cell reads ``q``
-        (the walk task's end rule, docs/original-release.md#walk); a huge value otherwise.
+    x0 : int64 (k,)
+        board x of column 0 of ``cells``.
+    key : int64 (k,)
+        key of the random fill (see ``board.random_digits``).
+    targets : int8 (k, n)
+        the symbols to write, in order; padded with none.
+    n_outputs : int64 (k,)
+        number of targets of each instance.
+    complexity : int64 (k,)
+        the paper's complexity (steps of the reference solution, paper
+        section 5; the timeout and the curriculum use it).
+    actions : int8 (k, s)
+        ground-truth joint actions, padded with -1.
+    n_steps : int64 (k,)
+        length of each ground-truth action sequence.
+    clock : int64 (k,)
+        from this episode step on every cell reads ``q`` (the walk task's end
+        rule, docs/original-release.md#walk); a huge value otherwise.
     """
 
     cells: np.ndarray
