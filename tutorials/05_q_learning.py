@@ -148,9 +148,9 @@ with skip_if_stub():
     obs, reset, hidden = env.observe(), np.ones(1, bool), trainer.controller.initial_state(1)
     writes = 0
     for _ in range(3):
-        q, logp, hidden = trainer.controller.infer(obs, hidden, reset)
+        q, scores, hidden = trainer.controller.infer(obs, hidden, reset)
         print(render_lane(env, 0, q_values=q[0], action=q[0].argmax()), end="\n\n")
-        r = env.step(q.argmax(1), logp.argmax(1))
+        r = env.step(q.argmax(1), scores.argmax(1))
         obs, reset = r.obs, r.done
         writes += int(q[0].argmax() >= env.n_moves)
         assert not r.done[0] and env.target_index[0] == writes and env.v_hat[0] == 6 - writes

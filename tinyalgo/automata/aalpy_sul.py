@@ -118,8 +118,8 @@ class NetworkSteps:
         if self.budget is not None:
             self.budget.step()
         obs = np.array([(self.vocab.chars.index(char),) + self.feedback], dtype=np.int64)
-        q, logp, self.state = self.model.infer(obs, self.state, None)
-        a, y = int(q[0].argmax()), int(logp[0].argmax())
+        q, scores, self.state = self.model.infer(obs, self.state, None)
+        a, y = int(q[0].argmax()), int(scores[0].argmax())
         writes = a >= self.n_moves
         self.feedback = (y if writes else self.vocab.NONE, 0, a % self.n_moves, int(writes))
         return label(a, y, self.n_moves, self.vocab.chars)

@@ -92,8 +92,8 @@ class MachineAgent:
             h = unflatten_state(m.centroids[m.cluster[pairs[:, 0]]], template)
         else:
             h = template
-        q, logp, new = self._model.infer(rows.astype(np.int64), h, None)
-        action, symbol = q.argmax(axis=1), logp.argmax(axis=1)
+        q, scores, new = self._model.infer(rows.astype(np.int64), h, None)
+        action, symbol = q.argmax(axis=1), scores.argmax(axis=1)
         flat = flatten_state(new)
         clusters = np.zeros(n, dtype=np.int64) if flat is None else assign(flat, m.centroids)
         n_moves, none = m.n_moves, Vocabulary(m.base).NONE

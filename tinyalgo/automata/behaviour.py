@@ -84,8 +84,8 @@ def run_tests(model, h, feedback, tests, n_moves, none, moves=None, chunk: int =
             x = np.tile(tests[:, step], b)
             on_path &= x >= 0                        # the recorded path ended here
             obs = np.concatenate([np.maximum(x, 0)[:, None], fb], axis=1)
-            q, logp, state = model.infer(obs, state, None)
-            a, y = q.argmax(axis=1), logp.argmax(axis=1)
+            q, scores, state = model.infer(obs, state, None)
+            a, y = q.argmax(axis=1), scores.argmax(axis=1)
             answers.append(np.where(on_path, _answer(a, y, n_moves), -1).reshape(b, e))
             fb = _next_feedback(a, y, n_moves, none)
             if moves is not None:

@@ -129,8 +129,8 @@ def _record_episodes(model, env, D: int, rows: dict, lane_offset: int) -> None:
     while active.any():
         flat = flatten_state(state)
         entering = np.zeros((B, D), dtype=np.float32) if flat is None else flat * ~reset[:, None]
-        q, logp, state = model.infer(obs, state, reset)
-        actions, symbols = q.argmax(axis=1), logp.argmax(axis=1)
+        q, scores, state = model.infer(obs, state, reset)
+        actions, symbols = q.argmax(axis=1), scores.argmax(axis=1)
         result = env.step(actions, symbols)
         lanes = np.nonzero(active)[0]
         rows["state"].append(entering[lanes].astype(np.float32))
