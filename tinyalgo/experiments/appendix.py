@@ -252,11 +252,12 @@ def run_appendix(name, tasks, columns, seeds, budget, out_dir, options, command,
 
 
 def command(args, command_line, options) -> int:
-    """``tinyalgo experiment appendix-b`` / ``appendix-c`` from the parsed arguments."""
+    """``tinyalgo experiment appendix-b`` / ``appendix-c`` from the parsed arguments (its runs; ``--summarize``
+    is the CLI's)."""
     columns = args.bases if args.name == "appendix-b" else args.rewards
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     text = run_appendix(args.name, args.tasks or list(TABLE1_ROWS), columns, seeds, args.budget or QConfig.budget,
-                        args.out or DEFAULT_OUT, options, command_line, args.workers, args.summarize)
+                        args.out or DEFAULT_OUT, options, command_line, args.workers)
     print(text)
     return 0
 

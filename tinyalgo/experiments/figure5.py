@@ -240,10 +240,7 @@ def summarize_figure5(out_dir, command, complexities=COMPLEXITIES, instances=50,
 
 
 def command(args, command_line, options) -> int:
-    """``tinyalgo experiment figure5`` from the parsed arguments."""
-    if args.summarize:
-        print(summarize_figure5(args.out or DEFAULT_OUT, command_line, args.complexities, args.instances))
-        return 0
+    """``tinyalgo experiment figure5`` from the parsed arguments (its runs; ``--summarize`` is the CLI's)."""
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     print(run_figure5(args.tasks or list(TABLE1_ROWS), seeds, args.budget or QConfig.budget,
                       args.out or DEFAULT_OUT, options, command_line, args.complexities, args.instances,
