@@ -119,6 +119,23 @@ def test_the_budget_stops_learning_within_its_steps_and_leaves_pythons_random_as
     assert random.random() == expected
 
 
+def test_without_seconds_a_run_depends_on_its_steps_alone_and_with_them_it_stops_in_time():
+    from tinyalgo.automata import aalpy_table
+    m = committed("walk-s100")
+    runs = []
+    for _ in range(2):
+        budget = Budget(300)
+        got = learn(MachineSteps(m, budget), budget, "kv", "random-walk", seed=0)
+        runs.append((got["membership_steps"], got["equivalence_steps"], got["rounds"], budget.spent))
+    assert runs[0] == runs[1] and runs[0][3] == "steps"
+    budget = Budget(10 ** 9, 0.0)
+    got = learn(MachineSteps(m, budget), budget, "lstar", "w-method", seed=0)
+    assert budget.spent == "seconds" and got["stopped"].startswith("budget")
+    assert "300 network steps (membership and equivalence queries together) (no wall-clock limit)" \
+        in aalpy_table.markdown([], 300)
+    assert "or 60 s, whichever ends first" in aalpy_table.markdown([], 300, 60)
+
+
 def test_the_command_refuses_bad_input_in_one_line(tmp_path, capsys, monkeypatch):
     assert main(["experiment", "aalpy", "--networks", str(tmp_path / "nowhere-s1"), "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()

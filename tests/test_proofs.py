@@ -400,13 +400,15 @@ def test_the_certified_table_refuses_bad_files_in_one_line(tmp_path, capsys, loo
     assert not (tmp_path / "t" / "certified.csv").exists() and not (tmp_path / "kept").exists()
 
 
-def test_the_certified_table_keeps_a_loop_that_did_not_prove_as_a_row(tmp_path, capsys):
+def test_the_certified_table_keeps_a_loop_that_did_not_prove_as_a_row_about_no_proof(tmp_path, capsys):
     repaired = dict(GOOD_ROUND, round=1, extraction=dict(k=4, repairs=6), cpu_seconds=30.0)
     trained = dict(GOOD_ROUND, training=dict(fixed=True, updates=50), cpu_seconds=90.0)
     assert main(_certified_inputs(tmp_path, dict(GOOD_LOOP, rounds=[trained, repaired]))) == 0
     table = (tmp_path / "t" / "certified.md").read_text()
     assert "0 of 1 networks proved" in table
-    assert "| addition | 100 | counterexample | 30 | 2 | retrained 50 updates, repaired 6 | - / - / - |" in table
+    assert "| addition | 100 | counterexample | 30 | 2 | - | - / - / - |" in table
+    row = dict(zip(*[line.split(",") for line in (tmp_path / "t" / "certified.csv").read_text().splitlines()]))
+    assert (row["about"], row["repaired"], row["retrained_updates"]) == ("", "6", "50")
     assert sorted(p.name for p in (tmp_path / "kept" / "addition-s100").iterdir()) == ["loop.json"]
     assert main(["experiment", "certified", "--proofs", str(tmp_path / "nothing"), "--out", str(tmp_path / "t")]) == 2
     assert "no kept loops there" in capsys.readouterr().err

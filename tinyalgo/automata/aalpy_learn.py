@@ -6,8 +6,8 @@ aalpy_sul.py: inputs the symbols a board shows, outputs the joint actions as
 tinyalgo's machines label them).  ``learn`` runs one learner (``LEARNERS``:
 L* or KV) with one equivalence oracle (``ORACLES``: the W-method with one
 state more than the hypothesis, random walks, or walks from every state's
-access sequence) under a ``Budget`` of network steps and seconds shared by
-the membership and the equivalence queries.  When the budget runs out the
+access sequence) under a ``Budget`` of network steps (and, optionally,
+seconds) shared by the membership and the equivalence queries.  When the budget runs out the
 last hypothesis given to the oracle is kept ("stopped": the budget spent in
 an equivalence query, whose hypothesis the oracle had not refuted yet, or in
 the membership queries after a counterexample, whose hypothesis it had).
@@ -146,7 +146,7 @@ def describe_difference(d) -> str:
     return "agrees" if d is None else f"step {d[0] + 1}, {'a recorded' if d[1] else 'an unrecorded'} pair"
 
 
-def oracle_on_machine(controller, machine, oracle: str, steps: int, seconds: float, seed: int = 0) -> dict:
+def oracle_on_machine(controller, machine, oracle: str, steps: int, seconds=None, seed: int = 0) -> dict:
     """One equivalence query of ``oracle`` with ``machine`` (tinyalgo's) as the
     hypothesis and the network as the SUL: the counterexample (or None) and
     where the machine first differs on it, within the budget."""
@@ -166,7 +166,7 @@ def oracle_on_machine(controller, machine, oracle: str, steps: int, seconds: flo
                 steps=budget.used(), seconds=round(time.perf_counter() - started, 2))
 
 
-def compare(controller, task_name: str, base: int, proved=None, steps: int = 50_000, seconds: float = 60,
+def compare(controller, task_name: str, base: int, proved=None, steps: int = 50_000, seconds=None,
             seed: int = 0, verify_seconds: float = 60, complexity: int = 100, instances: int = 20, log=print) -> list:
     """The rows of one network (see the module doc): one per learner and
     oracle.  ``proved``: tinyalgo's proved machine of the network, or None."""

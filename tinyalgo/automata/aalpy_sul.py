@@ -70,17 +70,17 @@ class BudgetSpent(Exception):
 
 
 class Budget:
-    """At most ``steps`` steps of the system and ``seconds`` of wall time
-    from ``start()``; ``phase`` ("membership" or "equivalence") says which
-    count a reset and a step go to."""
+    """At most ``steps`` steps of the system and, unless ``seconds`` is None,
+    ``seconds`` of wall time from ``start()``; ``phase`` ("membership" or
+    "equivalence") says which count a reset and a step go to."""
 
-    def __init__(self, steps: int, seconds: float):
-        self.steps, self.seconds = int(steps), float(seconds)
+    def __init__(self, steps: int, seconds=None):
+        self.steps, self.seconds = int(steps), None if seconds is None else float(seconds)
         self.counts = {"membership": [0, 0], "equivalence": [0, 0]}   # [queries, steps]
         self.phase, self.deadline, self.spent = "membership", None, None
 
     def start(self):
-        self.deadline = time.monotonic() + self.seconds
+        self.deadline = None if self.seconds is None else time.monotonic() + self.seconds
 
     def used(self) -> int:
         return sum(c[1] for c in self.counts.values())

@@ -66,7 +66,7 @@ def read_rows(out: str) -> list:
         return list(csv.DictReader(f))
 
 
-def write(rows: list, out: str, steps: int, seconds: float) -> None:
+def write(rows: list, out: str, steps: int, seconds=None) -> None:
     """OUT/results.csv and OUT/README.md, atomically."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=COLUMNS, extrasaction="ignore", lineterminator="\n")
@@ -82,13 +82,14 @@ def _median(values, spec: str = "g") -> str:
     return format(statistics.median(values), spec) if values else "-"
 
 
-def markdown(rows: list, steps: int, seconds: float) -> str:
+def markdown(rows: list, steps: int, seconds=None) -> str:
     """The summary by task, learner and oracle, then every row."""
     commands = list(dict.fromkeys(r.get("command", "") for r in rows))
     lines = ["# AALpy's L* and KV on the trained networks, against tinyalgo's extraction and verifier", "",
              "Made by", ""] + [f"    {c}" for c in commands] + ["",
              f"Budget of every learning run: {steps:,} network steps (membership and equivalence queries together)"
-             f" or {seconds:g} s, whichever ends first; the same for each oracle run against tinyalgo's machine."
+             + (f" or {seconds:g} s, whichever ends first" if seconds else " (no wall-clock limit)")
+             + "; the same for each oracle run against tinyalgo's machine."
              f" Oracles: the W-method with {W_EXTRA_STATES} state more than the hypothesis; random walks of"
              f" {RANDOM_WALK['num_steps']:,} steps per equivalence query (reset probability"
              f" {RANDOM_WALK['reset_prob']}); {STATE_PREFIX['walks_per_state']} walks of"
@@ -166,7 +167,7 @@ def markdown(rows: list, steps: int, seconds: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(networks: list, proofs: list, out: str, command: str, steps: int, seconds: float, seed: int = 0,
+def run(networks: list, proofs: list, out: str, command: str, steps: int, seconds=None, seed: int = 0,
         verify_seconds: float = 60, log=print) -> list:
     """Compare every network, given as (run folder, controller, task, base),
     and write the table after each."""

@@ -63,8 +63,9 @@ def register_aalpy(names) -> None:
     p.add_argument("--steps", type=int_at_least(1), default=50_000, metavar="N",
                    help="network steps a learning run may use, membership and equivalence queries together"
                         " (default 50,000)")
-    p.add_argument("--seconds", type=seconds_within(1, 86400), default=60.0, metavar="S",
-                   help="wall-clock seconds a learning run may use (default 60)")
+    p.add_argument("--seconds", type=seconds_within(1, 86400), default=None, metavar="S",
+                   help="wall-clock seconds a learning run may use besides --steps (default: no limit, so that a"
+                        " run does not depend on the machine's speed)")
     p.add_argument("--verify-seconds", type=seconds_within(1, 86400), default=60.0, metavar="S",
                    help="the verifier's time budget per learned machine (default 60)")
     p.add_argument("--seed", type=int_at_least(0), default=0,

@@ -44,9 +44,8 @@ ROUND_SCHEMA = {"round": _COUNT, "states": Field("int", minimum=1),
                 "extract_seconds": _SECONDS, "verify_seconds": _SECONDS,
                 "cpu_seconds": Field("number", minimum=0, required=False),
                 "extraction": Field("dict", nullable=True, required=False), "training": Field("dict", required=False),
-                "short_training": Field("dict", required=False), "census": Field("dict", required=False)}
+                "census": Field("dict", required=False)}
 PART_SCHEMAS = {"extraction": {"repairs": Field("int", minimum=0, required=False)}, "training": {"updates": _COUNT},
-                "short_training": {"training": Field("dict", required=False)},
                 "census": {"recorded": _COUNT, "machine_fails": _COUNT, "network_solves": _COUNT}}
 LOOP_SCHEMA = {"checkpoint": Field("str"),
                "task": Field("str", choices=("copy", "reverse", "walk", "addition", "addition3", "multiplication")),
@@ -72,9 +71,6 @@ def read_loop(folder: str) -> dict:
             for part, schema in PART_SCHEMAS.items():
                 if isinstance(r.get(part), dict):
                     check(r[part], schema, path, f"rounds[{i}].{part}", extra_fields=True)
-            if isinstance(r.get("short_training", {}).get("training"), dict):
-                check(r["short_training"]["training"], {"updates": _COUNT}, path,
-                      f"rounds[{i}].short_training.training", extra_fields=True)
     except FileFormatError as err:
         raise ValueError(str(err)) from None
     if not os.path.basename(os.path.dirname(loop["checkpoint"])).rsplit("-s", 1)[-1].isdigit():
@@ -89,20 +85,21 @@ def seed_of(loop: dict) -> int:
 
 
 def loop_row(loop: dict) -> dict:
-    """What a loop established: the last machine's verdict and states, the rounds, the transitions repaired, the
-    updates of training the network (on counterexamples and, with ``--train-short``, on short failures), what
-    the proof is about (``about``: "as extracted", "repaired N", "retrained N updates"), the loop's CPU minutes
-    (empty for a loop.json without them)."""
+    """What a loop established: the last machine's verdict and states, the rounds, the transitions repaired in
+    the last machine (each round extracts its machine afresh), the updates of training the network on
+    counterexamples, what a proof is about (``about``: "as extracted", "repaired N", "retrained N updates";
+    empty where the loop ended without a proof), the loop's CPU minutes (empty for a loop.json without
+    them)."""
     rounds, last = loop["rounds"], loop["rounds"][-1]
-    repaired = sum((r.get("extraction") or {}).get("repairs", 0) for r in rounds)
-    trained = sum(r.get("training", {}).get("updates", 0) + r.get("short_training", {}).get("training", {})
-                  .get("updates", 0) for r in rounds)
-    retrained = any("training" in r or "training" in r.get("short_training", {}) for r in rounds)
+    repaired = (last.get("extraction") or {}).get("repairs", 0)
+    trained = sum(r.get("training", {}).get("updates", 0) for r in rounds)
+    retrained = any("training" in r for r in rounds)
     about = ", ".join((["retrained " + f"{trained:,} updates"] if retrained else [])
                       + ([f"repaired {repaired}"] if repaired else [])) or "as extracted"
     return dict(task=loop["task"], seed=seed_of(loop), verdict=last["verdict"], states=last["states"],
                 rounds=len(rounds), repaired=repaired, retrained_updates=trained if retrained else "",
-                about=about, cpu_minutes=round(sum(r["cpu_seconds"] for r in rounds) / 60, 2)
+                about=about if last["verdict"] == "proved" else "",
+                cpu_minutes=round(sum(r["cpu_seconds"] for r in rounds) / 60, 2)
                 if all("cpu_seconds" in r for r in rounds) else "")
 
 
@@ -263,7 +260,7 @@ def markdown(rows) -> str:
         ok = r["verified_again"] == "proved" and r["certificate"] == "accepted"
         proved = "yes" if ok else r["verdict"] if not r["verified_again"] else (
             f"FAILS: {r['verified_again']}, certificate {r['certificate']}")
-        out.append(f"| {r['task']} | {r['seed']} | {proved} | {r['states']} | {r['rounds']} | {r['about']}"
+        out.append(f"| {r['task']} | {r['seed']} | {proved} | {r['states']} | {r['rounds']} | {r['about'] or '-'}"
                    f" | {' / '.join(_pct(r[f'agree_step_{n}'], 3) for n in LENGTHS)}"
                    f" | {' / '.join(_pct(r[f'agree_instance_{n}']) for n in LENGTHS)}"
                    f" | {' / '.join(_pct(r[f'network_solved_{n}']) for n in LENGTHS)}"
