@@ -96,6 +96,23 @@ def test_the_network_as_a_sul_answers_as_it_acts_in_the_environment(task, core):
             row = rec.next_row[row]
 
 
+def test_a_machine_with_equivalent_states_reaches_aalpy_minimised_so_the_w_method_can_run():
+    from dataclasses import replace
+    m = committed("addition-s100")
+    x = int(np.nonzero(m.next[m.start] >= 0)[0][0])
+    q, twin = int(m.next[m.start, x]), m.n_states           # a copy of state q, entered from the start on x
+    grow = lambda t: np.concatenate([t, t[q:q + 1]])  # noqa: E731
+    nxt = grow(m.next)
+    nxt[m.start, x] = twin
+    doubled = replace(m, action=grow(m.action), symbol=grow(m.symbol), next=nxt, cluster=grow(m.cluster),
+                      feedback=grow(m.feedback), visits=grow(m.visits))
+    inputs = alphabet(m.task, m.base)
+    assert difference(doubled, m, inputs) is None
+    mealy = to_mealy(doubled, inputs)
+    assert len(mealy.states) == len(to_mealy(m, inputs).states)
+    assert mealy.compute_characterization_set() is not None          # AALpy's W-method needs it
+
+
 def test_conversions_keep_the_machine_and_leave_unshown_symbols_unknown():
     m = committed("walk-s100")
     inputs = alphabet(m.task, m.base)

@@ -25,10 +25,12 @@ other way.  AALpy is imported only by the functions that need it.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
 from tinyalgo.automata.machine import Machine
+from tinyalgo.automata.minimise import minimise
 from tinyalgo.automata.product import effective_tables
 from tinyalgo.automata.rules import board_symbols
 from tinyalgo.symbols import Vocabulary
@@ -192,9 +194,13 @@ def to_machine(mealy, task_name: str, base: int, n_moves: int, info: dict | None
 
 def to_mealy(machine: Machine, inputs: list):
     """A tinyalgo machine as AALpy's ``MealyMachine`` over the characters
-    ``inputs``, run as ``MachineAgent`` runs it without a controller."""
+    ``inputs``, run as ``MachineAgent`` runs it without a controller, and
+    minimised (AALpy's W-method needs a machine without equivalent states:
+    it computes a characterization set of the hypothesis)."""
     require_aalpy()
     from aalpy.automata import MealyMachine, MealyState
+    act, sym, nxt = (np.array(t) for t in effective_tables(machine))
+    machine = minimise(replace(machine, action=act, symbol=sym, next=nxt))[0]
     act, sym, nxt = effective_tables(machine)
     chars = Vocabulary(machine.base).chars
     states = [MealyState(f"s{s}") for s in range(machine.n_states)]
