@@ -437,6 +437,7 @@ def test_verify_loop_refuses_a_folder_that_is_not_empty_and_sizes_named_by_their
 
 # ------------------------------------------------------------ the proofs kept in the repository
 PROOFS = FIGURES / "fresh_seeds" / "proofs"
+KEPT_ROOTS = [PROOFS] + sorted((FIGURES / "fresh_seeds" / "retrained").glob("*/proofs"))   # the networks retrained
 
 
 def test_the_kept_proofs_are_checked_again_from_the_repository(tmp_path, capsys):
@@ -458,7 +459,8 @@ def test_the_kept_proofs_are_checked_again_from_the_repository(tmp_path, capsys)
 
 
 def test_every_kept_proof_names_its_machine_and_loop():
-    for p in sorted(PROOFS.iterdir()):
+    assert len(KEPT_ROOTS) == 3
+    for p in sorted(p for root in KEPT_ROOTS for p in root.iterdir()):
         if (p / "machine.json").is_file():
             m = load_machine(p / "machine.json")
             cert = read_certificate(p / "certificate.json.gz")
