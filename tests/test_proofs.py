@@ -437,7 +437,8 @@ def test_verify_loop_refuses_a_folder_that_is_not_empty_and_sizes_named_by_their
 
 # ------------------------------------------------------------ the proofs kept in the repository
 PROOFS = FIGURES / "fresh_seeds" / "proofs"
-KEPT_ROOTS = [PROOFS] + sorted((FIGURES / "fresh_seeds" / "retrained").glob("*/proofs"))   # the networks retrained
+KEPT_ROOTS = ([PROOFS, FIGURES / "fresh_seeds" / "faithful" / "proofs"]             # and verify-loop --faithful's
+              + sorted((FIGURES / "fresh_seeds" / "retrained").glob("*/proofs")))       # the networks retrained
 
 
 def test_the_kept_proofs_are_checked_again_from_the_repository(tmp_path, capsys):
@@ -459,7 +460,7 @@ def test_the_kept_proofs_are_checked_again_from_the_repository(tmp_path, capsys)
 
 
 def test_every_kept_proof_names_its_machine_and_loop():
-    assert len(KEPT_ROOTS) == 3
+    assert len(KEPT_ROOTS) == 4 and all(root.is_dir() for root in KEPT_ROOTS)
     for p in sorted(p for root in KEPT_ROOTS for p in root.iterdir()):
         if (p / "machine.json").is_file():
             m = load_machine(p / "machine.json")
