@@ -200,8 +200,8 @@ def to_mealy(machine: Machine, inputs: list):
     require_aalpy()
     from aalpy.automata import MealyMachine, MealyState
     act, sym, nxt = (np.array(t) for t in effective_tables(machine))
-    machine = minimise(replace(machine, action=act, symbol=sym, next=nxt))[0]
-    act, sym, nxt = effective_tables(machine)
+    machine = minimise(replace(machine, action=act, symbol=sym, next=nxt))[0]     # no unknown entries left
+    act, sym, nxt = machine.action.tolist(), machine.symbol.tolist(), machine.next.tolist()
     chars = Vocabulary(machine.base).chars
     states = [MealyState(f"s{s}") for s in range(machine.n_states)]
     for s, state in enumerate(states):
