@@ -459,6 +459,51 @@ def test_the_kept_proofs_are_checked_again_from_the_repository(tmp_path, capsys)
     assert "certificate rejected" in (tmp_path / "o" / "certified.md").read_text()
 
 
+def _tamper(root, name, edit):
+    """Copy the kept proof ``name`` to ``root`` and apply ``edit`` to the copy; the copy's folder."""
+    import shutil
+    folder = root / name
+    shutil.copytree(PROOFS / name, folder)
+    edit(folder)
+    return folder
+
+
+def _edit_json(file, **changes):
+    def edit(folder):
+        data = json.loads((folder / file).read_text())
+        for path, value in changes.items():
+            target = data
+            *parents, last = path.split("__")
+            for key in parents:
+                target = target[int(key)] if isinstance(target, list) else target[key]
+            if value is None:
+                del target[last]
+            else:
+                target[last] = value
+        (folder / file).write_text(json.dumps(data))
+    return edit
+
+
+@pytest.mark.parametrize("name,edit,message", [
+    ("walk-s100", lambda f: f.rename(f.parent / "reverse-s100"), "holds the loop of walk-s100"),
+    ("reverse-s100", _edit_json("loop.json", rounds__0__states=999), "loop.json says 999 states"),
+    ("reverse-s100", lambda f: (f / "machine.json").unlink(), "says 'proved' but the folder lacks machine.json"),
+    ("reverse-s100", _edit_json("machine.json", task="copy"), "not of task 'reverse'"),
+    ("addition-s100", _edit_json("agreement.json", lengths__0__step=7.5), "field lengths[0].step: found 7.5"),
+    ("addition-s100", _edit_json("agreement.json", lengths__0__network_solved=-3), "lengths[0].network_solved"),
+    ("addition-s100", _edit_json("agreement.json", lengths__0__step=None), "field lengths[0].step is missing"),
+    ("reverse-s100", lambda f: (f / "machine.json").write_text("[" * 100000 + "]" * 100000), "nested too deeply"),
+])
+def test_the_certified_table_refuses_a_kept_folder_that_is_not_what_it_says(tmp_path, capsys, name, edit, message):
+    root = tmp_path / "proofs"
+    root.mkdir()
+    _tamper(root, name, edit)
+    assert main(["experiment", "certified", "--proofs", str(root), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert not (tmp_path / "o" / "certified.md").exists()
+
+
 def test_every_kept_proof_names_its_machine_and_loop():
     assert len(KEPT_ROOTS) == 4 and all(root.is_dir() for root in KEPT_ROOTS)
     for p in sorted(p for root in KEPT_ROOTS for p in root.iterdir()):

@@ -142,6 +142,8 @@ def load_machine(path, task: str | None = None) -> Machine:
         fail("no such file")
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         fail(f"not readable JSON ({err})")
+    except RecursionError:
+        fail("not readable JSON (nested too deeply)")
     if not isinstance(d, dict) or d.get("format") != FORMAT:
         fail("not a tinyalgo automaton")
     if d.get("version") != VERSION:

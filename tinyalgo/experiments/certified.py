@@ -190,17 +190,56 @@ def measure_agreement(folder: str, checkpoint: str, log=print) -> dict:
     return got
 
 
+_FRACTION = Field("number", minimum=0, maximum=1)
+AGREEMENT_ROW = {"length": Field("int", minimum=1), "complexity": Field("int", minimum=1),
+                 "instances": Field("int", minimum=1), "step": _FRACTION, "instance": _FRACTION,
+                 "network_solved": _FRACTION, "machine_solved": _FRACTION}
+AGREEMENT_SCHEMA = {"network": Field("str"), "network_sha256": Field("str"),
+                    "lengths": Field("list", items=Field("dict", schema=AGREEMENT_ROW))}
+
+
 def read_agreement(folder: str) -> dict:
-    """{length: row} of a kept proof's agreement.json ({} if there is none)."""
+    """{length: row} of a kept proof's agreement.json ({} if there is none), checked against
+    ``AGREEMENT_SCHEMA``: a ValueError naming the file and the field otherwise."""
     path = os.path.join(folder, "agreement.json")
     if not os.path.isfile(path):
         return {}
     try:
         with open(path, encoding="utf-8") as f:
             got = json.load(f)
-        return {int(r["length"]): r for r in got["lengths"]}
-    except (ValueError, KeyError, TypeError, RecursionError) as err:
-        raise ValueError(f"{path}: not an agreement report ({str(err)[:80]})") from None
+        check(got, AGREEMENT_SCHEMA, path, extra_fields=True)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        raise ValueError(f"{path}: not readable JSON ({str(err)[:80] or 'nested too deeply'})") from None
+    except FileFormatError as err:
+        raise ValueError(str(err)) from None
+    return {r["length"]: r for r in got["lengths"]}
+
+
+def check_kept(folder: str) -> dict:
+    """A kept folder's loop.json, after checking that the folder is what it says: named ``<task>-s<seed>`` of
+    its loop, holding a machine and a certificate exactly when the loop ended in a proof, that machine of the
+    loop's task and base with the loop's last number of states, and a well-formed agreement.json if any.  A
+    ValueError naming the folder and the problem otherwise."""
+    from tinyalgo.automata.machine import MachineError, load_machine
+    loop = read_loop(folder)
+    name = f"{loop['task']}-s{seed_of(loop)}"
+    if os.path.basename(os.path.normpath(folder)) != name:
+        raise ValueError(f"{folder}: holds the loop of {name}; a kept loop's folder is named after its task and seed")
+    last = loop["rounds"][-1]
+    if (last["verdict"] == "proved") != has_proof(folder):
+        raise ValueError(f"{folder}: its loop.json says {last['verdict']!r} but the folder "
+                         + ("lacks machine.json or certificate.json.gz" if last["verdict"] == "proved"
+                            else "holds a machine and a certificate"))
+    if has_proof(folder):
+        try:
+            machine = load_machine(os.path.join(folder, "machine.json"), task=loop["task"])
+        except MachineError as err:
+            raise ValueError(str(err)) from None
+        if machine.n_states != last["states"] or machine.base != loop.get("base", 10):
+            raise ValueError(f"{folder}: its machine has {machine.n_states} states in base {machine.base}; its"
+                             f" loop.json says {last['states']} states in base {loop.get('base', 10)}")
+    read_agreement(folder)
+    return loop
 
 
 LENGTHS = (100, 1000, 10000)
@@ -213,9 +252,8 @@ COLUMNS = (("task", "seed", "verdict", "states", "rounds", "about", "repaired", 
 def table_rows(root: str, networks=None, log=print) -> list:
     """One row (``COLUMNS``) per kept loop under ``root``; with ``networks``, each kept proof's agreement
     measured again first (``measure_agreement``)."""
-    rows = []
-    for folder in kept_folders(root):
-        loop = read_loop(folder)
+    rows, loops = [], {folder: check_kept(folder) for folder in kept_folders(root)}
+    for folder, loop in loops.items():
         row = dict.fromkeys(COLUMNS, "")
         row.update(loop_row(loop))
         if has_proof(folder):
