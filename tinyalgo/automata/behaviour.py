@@ -115,22 +115,18 @@ def previous_symbols(rec) -> np.ndarray:
     return previous
 
 
-def context_tests(rec, depth: int, tests: int, seed: int = 0, context: str = "feedback", kept=None) -> dict:
+def context_tests(rec, depth: int, tests: int, seed: int = 0, context: str = "feedback") -> dict:
     """The recorded paths each context of ``rec`` is tested on
     (``suffix_tests``, drawn in the order of ``contexts`` with one generator
     seeded ``seed``): {context key (tuple): (inputs, moves)}; empty for
-    ``depth`` 1 (one step tests every symbol read instead).  A context that
-    ``kept`` (an earlier answer) holds keeps its paths there, so that a
-    recording that grows by some episodes tests the states of the contexts
-    it had alike."""
+    ``depth`` 1 (one step tests every symbol read instead)."""
     if depth < 2:
         return {}
     rng = np.random.default_rng(seed)
     keys, group = contexts(rec, context)
     out = {}
     for g, key in enumerate(map(tuple, keys.tolist())):
-        out[key] = kept[key] if kept and key in kept else suffix_tests(rec, np.nonzero(group == g)[0], depth, tests,
-                                                                        rng)
+        out[key] = suffix_tests(rec, np.nonzero(group == g)[0], depth, tests, rng)
     return out
 
 

@@ -95,8 +95,7 @@ def candidates(controller, rec, seed: int = 0):
 class Candidate:
     """A machine a round verified: how it was extracted (``how``, with its
     replay), the machine, its verification, the fraction of the recorded
-    episodes it replays, the machine state of each recorded row, and, when
-    the round chooses by census, the instances it fails."""
+    episodes it replays and the machine state of each recorded row."""
 
     how: dict
     machine: object
