@@ -500,7 +500,7 @@ def _gru_reverse(units=4, seed=0):
     return Controller(config, rng=np.random.default_rng(seed))
 
 
-def test_context_tests_keep_the_paths_of_the_contexts_an_earlier_answer_had(monkeypatch):
+def test_context_tests_draw_paths_for_every_context_and_behaviour_tags_run_the_given_paths(monkeypatch):
     from tinyalgo.automata import rounds
     from tinyalgo.automata.behaviour import behaviour_tags, context_tests, contexts
     controller = _gru_reverse(8, 2)                 # two contexts in the small recording, five in the grown
@@ -508,24 +508,22 @@ def test_context_tests_keep_the_paths_of_the_contexts_an_earlier_answer_had(monk
     grown = rounds.recording_with(controller, "reverse", 10, [2, 4, 9], 40, 3, False, [])
     first = context_tests(small, 4, 3, seed=0)
     assert set(first) == {tuple(k) for k in contexts(small)[0].tolist()}
-    again = context_tests(grown, 4, 3, seed=0, kept=first)
-    assert set(again) == {tuple(k) for k in contexts(grown)[0].tolist()} and set(again) > set(first)
-    for key in first:
-        assert again[key] is first[key]
-    fresh = context_tests(grown, 4, 3, seed=0)
-    assert any(not np.array_equal(fresh[key][0], first[key][0]) for key in first)   # drawn afresh, they differ
+    paths = context_tests(grown, 4, 3, seed=0)
+    assert set(paths) == {tuple(k) for k in contexts(grown)[0].tolist()} and set(paths) > set(first)
+    again = context_tests(grown, 4, 3, seed=0)
+    assert all(np.array_equal(again[key][0], paths[key][0]) for key in paths)      # one seed, the same paths
     assert context_tests(grown, 1, 3) == {}
     plain = behaviour_tags(grown, controller, 4, 3, seed=0)
-    assert (behaviour_tags(grown, controller, 4, 3, seed=0, paths=fresh) == plain).all()
+    assert (behaviour_tags(grown, controller, 4, 3, seed=0, paths=paths) == plain).all()
     import tinyalgo.automata.behaviour as behaviour
     run = []
     real = behaviour.run_tests
     monkeypatch.setattr(behaviour, "run_tests", lambda model, h, fb, tests, *a, **kw: run.append(tests) or
                         real(model, h, fb, tests, *a, **kw))
-    behaviour_tags(grown, controller, 4, 3, seed=0, paths=again)
+    behaviour_tags(grown, controller, 4, 3, seed=0, paths=paths)
     longer = [t for t in run if t.shape[1] == 4]
-    assert len(longer) == len(again)
-    assert all(any(t is inputs for t in longer) for inputs, _ in again.values())   # the given paths are run
+    assert len(longer) == len(paths)
+    assert all(any(t is inputs for t in longer) for inputs, _ in paths.values())   # the given paths are run
 
 
 def test_behaviour_tags_in_the_previous_symbols_context_never_mix_contexts():
