@@ -14,8 +14,9 @@ import pytest
 from test_verify import CORRECT, R, addition_machine, copy_machine, machine, mutants, reverse_machine
 
 from tinyalgo.automata.agent import MachineAgent
-from tinyalgo.automata.check import CertificateError, check_certificate, read_certificate
+from tinyalgo.automata.check import CertificateError, Steps, check_certificate, read_certificate
 from tinyalgo.automata.machine import MachineError, load_machine
+from tinyalgo.automata.offsets import FAR
 from tinyalgo.automata.product import Config, Search
 from tinyalgo.automata.rules import SPECS, board_symbols, check_machine, make, ranges
 from tinyalgo.automata.verify import verify
@@ -294,37 +295,59 @@ def test_check_proof_command_rejects_and_refuses_in_one_line(tmp_path, capsys):
 
 
 # ------------------------------------------------------------ the task models against the environment
-def _abstract_run(m, inst, spec, K, R_):
-    """Run ``m`` on one instance in the environment and, step for step, the verifier's product on the same
-    symbols read: the set of configurations that agree with the run.  Returns (environment's end reason,
-    whether the product covered the run): every step the environment continues has a configuration, the
-    step where it ends is an outcome of the product (a failure where the environment fails), unless the
-    product has already allowed a failure on the way (it over-approximates)."""
-    search = Search(m, spec, K=K, R=R_)
+def _product_step(search):
+    """One step of the verifier's product (tinyalgo/automata/product.py) reading ``read``: its outcomes."""
+    def step(cfg, read):
+        for events, out in search.successors(cfg):
+            if any(e[0] == "read" and read in e[1] for e in events):
+                yield out if isinstance(out, Config) else "done" if out == "done" else "fail"
+    return step
+
+
+def _checker_step(steps):
+    """One step of the certificate checker (tinyalgo/automata/check.py, written apart) reading ``read``."""
+    def step(cfg, read):
+        for out in steps.after(cfg, read):
+            yield out if isinstance(out, Config) or out == "done" else "fail"
+    return step
+
+
+def _abstract_run(m, inst, spec, K, R_, side="verifier", strict=False):
+    """Run ``m`` on one instance in the environment and, step for step, the abstract steps on the same symbols
+    read (``side``: the verifier's product or the checker's steps): the set of configurations that agree with
+    the run.  Returns (environment's end reason, whether the abstraction covered the run): every step the
+    environment continues has a configuration, the step where it ends is an outcome of the abstraction (a
+    failure where the environment fails), unless the abstraction has already allowed a failure on the way (it
+    over-approximates; with ``strict``, a run the environment solves is covered only if no failure was
+    allowed on the way)."""
+    if side == "verifier":
+        search = Search(m, spec, K=K, R=R_)
+        step, start = _product_step(search), {search.tidy(c) for c, _ in spec.initial(search)}
+    else:
+        steps = Steps(m, spec, K, FAR // 2 if R_ is None else R_, False, 12)
+        step, start = _checker_step(steps), {steps.forget(c) for c, _ in spec.initial(steps)}
     env = Environment(make(m.task, m.base), batch_size=1, base=m.base)
     env.load(inst)
     agent = MachineAgent(m)
     agent.start(1)
     obs, reset = env.observe(), np.ones(1, dtype=bool)
-    current, failed = {search.tidy(c) for c, _ in spec.initial(search)}, False
+    current, failed = start, False
     while True:
         read = int(obs[0, 0])
         nxt, outcomes = set(), set()
         for cfg in current:
-            for events, out in search.successors(cfg):
-                if not any(e[0] == "read" and read in e[1] for e in events):
-                    continue
+            for out in step(cfg, read):
                 if isinstance(out, Config):
                     nxt.add(out)
                 else:
-                    outcomes.add("done" if out == "done" else "fail")
+                    outcomes.add(out)
                     failed |= out != "done"
         actions, symbols = agent.act(env, obs, reset)
         result = env.step(actions, symbols)
         reason = int(result.reason[0])
         if reason != RUNNING:
             if failed:
-                return reason, True                     # the product allowed a failure by then
+                return reason, reason != ALL_WRITTEN or strict is False   # it allowed a failure by then
             return reason, ("done" in outcomes) if reason == ALL_WRITTEN else ("fail" in outcomes)
         if not nxt:
             return reason, failed
@@ -334,14 +357,15 @@ def _abstract_run(m, inst, spec, K, R_):
 def _models_cases():
     cases = [(task, make_one) for task, make_one in CORRECT.items()]
     rng = np.random.default_rng(5)
-    for task in ("copy", "reverse", "walk", "addition", "multiplication"):
+    for task in CORRECT:
         for k, (_, mutant) in enumerate(mutants(CORRECT[task](), rng, 2)):
             cases.append((f"{task}-mutant{k}", lambda mutant=mutant: mutant))
     return cases
 
 
+@pytest.mark.parametrize("side", ["verifier", "checker"])
 @pytest.mark.parametrize("name,make_machine", _models_cases(), ids=[c[0] for c in _models_cases()])
-def test_the_task_models_follow_the_environment_step_for_step(name, make_machine):
+def test_the_task_models_follow_the_environment_step_for_step(name, make_machine, side):
     m = make_machine()
     rng = np.random.default_rng(7)
     K = 2 if m.task == "addition3" else 1
@@ -352,8 +376,8 @@ def test_the_task_models_follow_the_environment_step_for_step(name, make_machine
         batch = random_instances(m.task, m.base, n, 4, rng)
         for i in range(len(batch)):
             reason, covered = _abstract_run(m, batch.take(np.array([i])), spec, K,
-                                            R_ if n >= N0 else None)
-            assert covered, (name, n, i, reason)
+                                            R_ if n >= N0 else None, side, strict="mutant" not in name)
+            assert covered, (name, side, n, i, reason)
             ends.add(reason)
     if "mutant" not in name:
         assert ends == {ALL_WRITTEN}
@@ -364,8 +388,9 @@ def test_the_product_follows_an_environment_failure():
     m.symbol[0, 1] = 2                                  # copies 1 as 2
     spec = SPECS["copy"](make("copy", 3), 3, min_length=3)
     inst = make("copy", 3).build(np.array([[0, 1, 2]]), np.array([3]), np.array([5]))
-    reason, covered = _abstract_run(m, inst, spec, 1, None)
-    assert reason == WRONG_WRITE and covered
+    for side in ("verifier", "checker"):
+        reason, covered = _abstract_run(m, inst, spec, 1, None, side)
+        assert reason == WRONG_WRITE and covered
 
 
 # ------------------------------------------------------------ bad inputs of the certified table and the loop

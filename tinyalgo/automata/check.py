@@ -115,14 +115,16 @@ class Steps:
         written = max(int(m.symbol[state, x]), 0) if a >= m.n_moves else None     # an unknown symbol: 0
         return a % m.n_moves, written, (state if q < 0 else q)
 
-    def after(self, cfg):
-        """Every outcome of one step from ``cfg``: a Config, "done", or ("fail", why)."""
+    def after(self, cfg, read=None):
+        """Every outcome of one step from ``cfg`` (reading the symbol ``read``, if given, else any the cell may
+        hold): a Config, "done", or ("fail", why)."""
         known = self.cell(cfg, (0, 0))
         reads = [(known, cfg)] if known is not None else [(s, c) for s, c, _ in self.spec.read(self, cfg)]
         for symbols, c1 in reads:
             answers = {}
             for x in sorted(symbols):
-                answers.setdefault(self.answer(cfg.state, x), []).append(x)
+                if read is None or x == read:
+                    answers.setdefault(self.answer(cfg.state, x), []).append(x)
             for (move, written, q), xs in answers.items():
                 c2 = self.with_cell(c1, (0, 0), xs)
                 if c2 is None:
