@@ -530,7 +530,7 @@ def test_the_certified_table_refuses_a_kept_folder_that_is_not_what_it_says(tmp_
 
 
 def test_every_kept_proof_names_its_machine_and_loop():
-    assert len(KEPT_ROOTS) == 4 and all(root.is_dir() for root in KEPT_ROOTS)
+    assert len(KEPT_ROOTS) == 5 and all(root.is_dir() for root in KEPT_ROOTS)
     for p in sorted(p for root in KEPT_ROOTS for p in root.iterdir()):
         if (p / "machine.json").is_file():
             m = load_machine(p / "machine.json")
