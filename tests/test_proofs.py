@@ -616,3 +616,24 @@ def test_verify_loop_writes_the_certificate_of_its_proof(tmp_path, capsys):
                  "--no-corners", "--rounds", "12"]) == 0
     assert "certificate.json.gz" in capsys.readouterr().out and (out / "certificate.json.gz").is_file()
     assert main(["check-proof", str(out / "machine.json"), str(out / "certificate.json.gz")]) == 0
+
+
+def test_the_pages_count_the_rows_of_the_kept_table():
+    import csv
+    rows = list(csv.DictReader((FIGURES / "fresh_seeds" / "certified.csv").open()))
+    proved = [r for r in rows if r["verified_again"] == "proved" and r["certificate"] == "accepted"]
+    extracted = sum(r["about"] == "as extracted" for r in proved)
+    readme = (FIGURES.parent.parent / "README.md").read_text()
+    m = re.search(r"the table has (\d+) networks, and the default command alone proved a machine for (\d+)", readme)
+    assert m and (int(m[1]), int(m[2])) == (len(rows), len(proved)), m and m.groups()
+    assert f"- {extracted} of those machines are as extracted" in readme
+    for page in (FIGURES / "README.md", FIGURES.parent.parent / "docs" / "automata.md"):
+        text = " ".join(page.read_text().split())
+        m = re.search(r"\*\*What the table counts:\*\* (\d+) networks, (\d+) with a machine proved", text)
+        assert m and (int(m[1]), int(m[2])) == (len(rows), len(proved)), (page, m and m.groups())
+        assert f"Of the {len(proved)} proofs, {extracted} are about the machine as extracted" in text, page
+    text = " ".join((FIGURES / "fresh_seeds" / "README.md").read_text().split())
+    assert f"**What the table counts ({len(rows)} rows, {len(proved)} proved):**" in text
+    assert f"**As extracted: {extracted} of the {len(proved)} proofs**" in text
+    first = (FIGURES / "fresh_seeds" / "certified.md").read_text().splitlines()[0]
+    assert first.startswith(f"{len(proved)} of {len(rows)} networks proved")
