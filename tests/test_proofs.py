@@ -347,7 +347,7 @@ def _abstract_run(m, inst, spec, K, R_, side="verifier", strict=False):
         reason = int(result.reason[0])
         if reason != RUNNING:
             if failed:
-                return reason, reason != ALL_WRITTEN or strict is False   # it allowed a failure by then
+                return reason, reason != ALL_WRITTEN or not strict   # it allowed a failure by then
             return reason, ("done" in outcomes) if reason == ALL_WRITTEN else ("fail" in outcomes)
         if not nxt:
             return reason, failed

@@ -53,15 +53,20 @@ LOOP_SCHEMA = {"checkpoint": Field("str"),
                "base": Field("int", minimum=2, maximum=10, required=False)}
 
 
+def _read_json(path: str):
+    """The JSON at ``path``; a ValueError naming the file if it is not readable JSON."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        raise ValueError(f"{path}: not readable JSON ({str(err)[:80] or 'nested too deeply'})") from None
+
+
 def read_loop(folder: str) -> dict:
     """A verify-loop folder's loop.json, checked against ``LOOP_SCHEMA``: a ValueError naming the file and the
     field otherwise."""
     path = os.path.join(folder, "loop.json")
-    try:
-        with open(path, encoding="utf-8") as f:
-            loop = json.load(f)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
-        raise ValueError(f"{path}: not readable JSON ({str(err)[:80] or 'nested too deeply'})") from None
+    loop = _read_json(path)
     try:
         check(loop, LOOP_SCHEMA, path, extra_fields=True)
         if not loop["rounds"]:
@@ -204,12 +209,9 @@ def read_agreement(folder: str) -> dict:
     path = os.path.join(folder, "agreement.json")
     if not os.path.isfile(path):
         return {}
+    got = _read_json(path)
     try:
-        with open(path, encoding="utf-8") as f:
-            got = json.load(f)
         check(got, AGREEMENT_SCHEMA, path, extra_fields=True)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
-        raise ValueError(f"{path}: not readable JSON ({str(err)[:80] or 'nested too deeply'})") from None
     except FileFormatError as err:
         raise ValueError(str(err)) from None
     return {r["length"]: r for r in got["lengths"]}
@@ -235,9 +237,10 @@ def check_kept(folder: str) -> dict:
             machine = load_machine(os.path.join(folder, "machine.json"), task=loop["task"])
         except MachineError as err:
             raise ValueError(str(err)) from None
-        if machine.n_states != last["states"] or machine.base != loop.get("base", 10):
+        base = loop.get("base", 10)
+        if (machine.n_states, machine.base) != (last["states"], base):
             raise ValueError(f"{folder}: its machine has {machine.n_states} states in base {machine.base}; its"
-                             f" loop.json says {last['states']} states in base {loop.get('base', 10)}")
+                             f" loop.json says {last['states']} states in base {base}")
     read_agreement(folder)
     return loop
 
