@@ -50,8 +50,8 @@ with skip_if_stub():
 # %% [markdown]
 # ## The numerical gradient
 # Centred differences of the scalar sum(h' * dout): perturb each entry by
-# +-1e-5, measure, restore.  The relative error
-# max(|a - b| / max(1e-8, |a| + |b|)) should be around 1e-8 or smaller.
+# +-1e-5, measure, restore.  The relative error of an array (or of a gate's
+# block of it), max|a - b| / max(|a| + |b|), should be around 1e-8 or smaller.
 
 # %%
 def loss():
