@@ -9,10 +9,12 @@ A recurrent core keeps its gates' weights side by side in one matrix
 
 The house's bar is a relative error below ``TOLERANCE`` (1e-7) in float64,
 measured per array (or gate block) against its largest entry:
-``max|a - b| / max(|a| + |b|)``.  A centred difference with a step of 1e-5
-is off by about 1e-10 (truncation and roundoff, the roundoff depending on the
-CPU's BLAS kernels) whatever an entry's size, so an entry a thousand times
-smaller than its block's largest cannot be held to 1e-7 of itself.
+``max|a - b| / max(1e-8, max(|a| + |b|))``.  A centred difference with a step
+of 1e-5 is off by about 1e-10 for a loss of order 1 (truncation, and roundoff
+of about eps |loss| / step that depends on the CPU's BLAS kernels) whatever an
+entry's size, so an entry a thousand times smaller than its block's largest
+cannot be held to 1e-7 of itself.  A block whose entries are all below about
+1e-3 of the loss is still held to 1e-7 of its largest.
 Deep unrolls lose more to roundoff: there the numerical side can run in
 ``EXTENDED`` precision (80-bit ``long double`` where the platform has it)
 with the step ``EXTENDED_STEP``.
@@ -65,8 +67,9 @@ def check_gradients(f, arrays: dict, analytic: dict, h: float = 1e-5, blocks: di
     name (or last dotted part) is in ``blocks`` (e.g. ``GATE_BLOCKS["gru"]``)
     is split along its last axis into its gate blocks.  A missing analytic
     gradient has error inf.  Returns a report:
-    ``{"errors": {label: rel_error}, "worst": (label, index, analytic, numeric, error)}``,
-    the worst entry's index within its gate block."""
+    ``{"errors": {label: rel_error}, "worst": (label, index, analytic, numeric, error)}``:
+    the label with the largest error, its entry furthest from the numerical
+    gradient (the index within the gate block) and the label's error."""
     errors, worst = {}, None
     for name, x in arrays.items():
         ana = analytic.get(name) if isinstance(analytic, dict) else None

@@ -51,7 +51,7 @@ with skip_if_stub():
 # ## The numerical gradient
 # Centred differences of the scalar sum(h' * dout): perturb each entry by
 # +-1e-5, measure, restore.  The relative error of an array (or of a gate's
-# block of it), max|a - b| / max(|a| + |b|), should be around 1e-8 or smaller.
+# block of it), max|a - b| / max(1e-8, max(|a| + |b|)), should be around 1e-8 or smaller.
 
 # %%
 def loss():

@@ -284,10 +284,11 @@ process and call the student's functions in a separate, confined worker (below).
 its shapes and values at grading time from a seed the student never sees (the report names it, so
 a grade can be reproduced), besides the hand-worked cases, and compares the student's answers with
 the reference solution (the grader's own `tinyalgo`) on the same inputs: gradients per array and
-per gate block for fused GRU/LSTM matrices, to 1e-7 per entry and 1e-11 over the whole array
-(analytic formulas reach it in float64; finite differences do not), targets per (step, lane).  A
-call whose CPU time is more than 60 times the reference's on the same arguments fails ("too slow
-for an analytic backward"): a gradient by finite differences takes O(parameters) forward passes.
+per gate block for fused GRU/LSTM matrices, each entry to 1e-7 of its array's or block's largest
+and the whole to 1e-11 (analytic formulas reach it in float64; finite differences do not), targets
+per (step, lane).  A call whose CPU time is more than 60 times the reference's on the same
+arguments fails ("too slow for an analytic backward"): a gradient by finite differences takes
+O(parameters) forward passes.
 A call that changes one of its arguments in place fails.  "Its tests also run": those tests call
 functions of the listed assignments too; made together, they pass once all are written.  The
 copy's own `tests/` are the student's self-check (centred differences of their own code, the

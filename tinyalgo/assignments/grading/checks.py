@@ -27,8 +27,8 @@ import numpy as np
 from tinyalgo import gradcheck
 from tinyalgo.gradcheck import GATE_BLOCKS
 
-TOLERANCE = 1e-7            # per entry, relative (the house's gradient-check tolerance)
-EXACT = 1e-11               # of the whole array, relative: what analytic formulas reach in float64 and
+TOLERANCE = 1e-7            # the largest difference over the largest entry (gradcheck.rel_error), per gate block
+EXACT = 1e-11               # of the whole gate block, relative (2-norm): what analytic formulas reach in float64 and
                             # finite differences (about 1e-10 at best) do not
 GRU_BLOCKS, LSTM_BLOCKS = GATE_BLOCKS["gru"], GATE_BLOCKS["lstm"]
 
