@@ -61,6 +61,15 @@ def gate_blocks(name: str, blocks: dict | None) -> tuple:
     return tuple((blocks or {}).get(name) or (blocks or {}).get(name.rsplit(".", 1)[-1]) or ())
 
 
+def gate_pieces(labels: tuple, *arrays) -> list:
+    """[(label, *parts)]: each of ``arrays`` split along its last axis into one
+    part per gate label; [(None, *arrays)] whole where there are no labels or the
+    last axis does not divide among them."""
+    if labels and arrays[0].shape[-1] % len(labels) == 0:
+        return list(zip(labels, *(np.split(a, len(labels), axis=-1) for a in arrays)))
+    return [(None, *arrays)]
+
+
 def check_gradients(f, arrays: dict, analytic: dict, h: float = 1e-5, blocks: dict | None = None) -> dict:
     """Compare ``analytic[name]`` with the numerical gradient of ``f()`` with
     respect to each ``arrays[name]`` (perturbed in place).  An array whose
@@ -80,10 +89,7 @@ def check_gradients(f, arrays: dict, analytic: dict, h: float = 1e-5, blocks: di
         num = numerical_gradient(f, x, h)
         if ana.shape != num.shape:
             raise AssertionError(f"the gradient of {name} has shape {ana.shape}; {name} has shape {num.shape}")
-        labels = gate_blocks(name, blocks)
-        pieces = zip(labels, np.split(ana, len(labels), axis=-1), np.split(num, len(labels), axis=-1)) \
-            if labels else [(None, ana, num)]
-        for label, a, n in pieces:
+        for label, a, n in gate_pieces(gate_blocks(name, blocks), ana, num):
             key = f"{name}[{label}]" if label else name
             errors[key] = rel_error(a, n)
             if a.size and (worst is None or errors[key] > worst[4]):

@@ -136,10 +136,7 @@ def compare(what: str, got: dict, expected: dict, blocks: dict | None = None, to
     for name, ref in expected.items():
         ref = np.asarray(ref, dtype=np.float64)
         value = as_array(f"{what}, the gradient of {name}", got[name], ref.shape)
-        labels = (blocks or {}).get(name)
-        pieces = zip(labels, np.split(value, len(labels), axis=-1), np.split(ref, len(labels), axis=-1)) \
-            if labels and ref.shape[-1] % len(labels) == 0 else [(None, value, ref)]
-        for label, v, r in pieces:
+        for label, v, r in gradcheck.gate_pieces((blocks or {}).get(name), value, ref):
             key = f"{name}[{label}]" if label else name
             e = rel_error(v, r)
             whole = float(np.linalg.norm(v - r) / max(np.linalg.norm(r), 1e-300))
