@@ -1,5 +1,6 @@
 """The command line: ``tinyalgo show`` and one-line errors with status 2."""
 import argparse
+import json
 import re
 import subprocess
 import sys
@@ -185,6 +186,24 @@ def test_evaluate_takes_lengths_and_prints_both(tmp_path, capsys):
     assert re.search(r"length +30 \(complexity +60\): solved", text)
     assert main(["evaluate", out + "/checkpoint.npz", "--complexities", "21", "--instances", "3"]) == 0
     assert re.search(r"length +10.5 \(complexity +21\): solved", capsys.readouterr().out)
+
+
+def test_evaluate_says_when_the_sampler_drew_longer_instances_than_the_length(tmp_path, capsys):
+    """Addition draws L = max(c // 2, a random 1..3) digits: "length 1" runs
+    boards of 1-3 digits, which the line's note says; length 50's are all 50."""
+    out = str(tmp_path / "run")
+    assert main(["train", "--task", "addition", "--units", "8", "--budget", "300", "--confirm-length", "0",
+                 "--out", out]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", out + "/checkpoint.npz", "--lengths", "1", "50", "--instances", "30",
+                 "--json", str(tmp_path / "e.json")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = {n: i for i, line in enumerate(lines) for n in (1, 50) if re.match(rf"length +{n} \(", line)}
+    assert lines[at[1] + 1] == ("  note: the instances drawn have complexity 2..6: addition draws two numbers of"
+                                " L = max(c // 2, a random 1..3) digits: complexity 2L")
+    assert at[50] == len(lines) - 1 or "note" not in lines[at[50] + 1]
+    rows = json.loads((tmp_path / "e.json").read_text())["results"]
+    assert [r["drawn"] for r in rows] == [[2, 6], [100, 100]]
 
 
 class FakeClock:

@@ -78,7 +78,9 @@ def run_instances(agent, env: Environment) -> dict:
     that finish early restart, but their new instances are not counted).
 
     Returns per-lane arrays (B,): solved, n_correct, n_outputs, reason (the
-    environment's end reason), and steps (time steps run)."""
+    environment's end reason), complexity (of each lane's instance, which the
+    task's sampler may have raised above the one asked: its
+    ``complexity_rule``), and steps (time steps run)."""
     B = env.batch
     if hasattr(agent, "check_environment"):       # an agent of another task, base or layout is refused
         agent.check_environment(env)
@@ -86,7 +88,7 @@ def run_instances(agent, env: Environment) -> dict:
     obs = env.observe()
     reset = np.ones(B, dtype=bool)
     active = np.ones(B, dtype=bool)
-    n_outputs = env.n_outputs.copy()
+    n_outputs, complexity = env.n_outputs.copy(), env.complexity.copy()
     n_correct = np.zeros(B, dtype=np.int64)
     reason = np.zeros(B, dtype=np.int64)
     steps = 0
@@ -99,7 +101,8 @@ def run_instances(agent, env: Environment) -> dict:
         active &= ~result.done
         obs, reset = result.obs, result.done
         steps += 1
-    return dict(solved=reason == ALL_WRITTEN, n_correct=n_correct, n_outputs=n_outputs, reason=reason, steps=steps)
+    return dict(solved=reason == ALL_WRITTEN, n_correct=n_correct, n_outputs=n_outputs, reason=reason,
+                complexity=complexity, steps=steps)
 
 
 def evaluate_complexity(agent, task, complexity: int, instances: int = 50, base: int = 10, seed: int = 0,
@@ -109,14 +112,17 @@ def evaluate_complexity(agent, task, complexity: int, instances: int = 50, base:
     Returns a dict: complexity, instances, solved (fraction solved
     completely), char_accuracy (correct outputs before the first error over
     all outputs), mean_char_accuracy (the per-instance fraction, averaged),
-    steps (time steps run).
+    steps (time steps run), drawn (the smallest and largest complexity of
+    the instances run, which the task's sampler may raise above the one
+    asked: ``task.complexity_rule``).
     """
     env = fresh_environment(task, complexity, instances, base, seed) if env is None else env
     run = run_instances(agent, env)
     n_correct, n_outputs = run["n_correct"], run["n_outputs"]
     return dict(complexity=int(complexity), instances=int(env.batch), solved=float(run["solved"].mean()),
                 char_accuracy=float(n_correct.sum() / n_outputs.sum()),
-                mean_char_accuracy=float((n_correct / n_outputs).mean()), steps=run["steps"])
+                mean_char_accuracy=float((n_correct / n_outputs).mean()), steps=run["steps"],
+                drawn=[int(run["complexity"].min()), int(run["complexity"].max())])
 
 
 class DepartureWatcher(GreedyAgent):

@@ -65,6 +65,9 @@ def cmd_evaluate(args) -> int:
         c = row["complexity"]
         print(f"length {length_text(c, factor):>6s} (complexity {c:>6d}): solved {row['solved']:6.1%}"
               f"  chars before first error {row['char_accuracy']:6.1%}  ({row['instances']} instances)")
+        low, high = row["drawn"]
+        if low != high:                            # the sampler raised some: a length in name only
+            print(f"  note: the instances drawn have complexity {low}..{high}: {TASKS[task].complexity_rule}")
 
     rows = evaluate(GreedyAgent(controller), task, complexities, args.instances, base, args.seed)
     for row in rows:
