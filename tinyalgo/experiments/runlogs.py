@@ -36,7 +36,8 @@ FRACTION = Field("number", minimum=0, maximum=1)
 EVALUATION = {"complexity": Field("int", minimum=1), "instances": Field("int", minimum=1), "solved": FRACTION,
               "char_accuracy": FRACTION, "mean_char_accuracy": Field("number", minimum=0, maximum=1, required=False),
               "steps": Field("int", minimum=0, required=False), "length": Field("int", minimum=1, required=False),
-              "tested": Field("bool", required=False)}
+              "tested": Field("bool", required=False),
+              "drawn": Field("list", items=Field("int", minimum=1), required=False)}
 # A curriculum record (``Curriculum.record``).
 VALIDATION = {"level": Field("int", minimum=1), "solved": FRACTION, "advanced": Field("bool"),
               "chars": Field("int", minimum=0), "seconds": Field("number", minimum=0),
