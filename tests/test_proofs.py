@@ -432,7 +432,8 @@ def test_the_certified_table_keeps_a_loop_that_did_not_prove_as_a_row_about_no_p
     table = (tmp_path / "t" / "certified.md").read_text()
     assert "0 of 1 networks proved" in table
     assert "| addition | 100 | counterexample | 30 | 2 | - | - / - / - |" in table
-    row = dict(zip(*[line.split(",") for line in (tmp_path / "t" / "certified.csv").read_text().splitlines()]))
+    import csv
+    [row] = csv.DictReader((tmp_path / "t" / "certified.csv").open())
     assert (row["about"], row["repaired"], row["retrained_updates"]) == ("", "6", "50")
     assert sorted(p.name for p in (tmp_path / "kept" / "addition-s100").iterdir()) == ["loop.json"]
     assert main(["experiment", "certified", "--proofs", str(tmp_path / "nothing"), "--out", str(tmp_path / "t")]) == 2
@@ -635,5 +636,7 @@ def test_the_pages_count_the_rows_of_the_kept_table():
     text = " ".join((FIGURES / "fresh_seeds" / "README.md").read_text().split())
     assert f"**What the table counts ({len(rows)} rows, {len(proved)} proved):**" in text
     assert f"**As extracted: {extracted} of the {len(proved)} proofs**" in text
+    about = {(r["task"], r["seed"]): r["about"] for r in rows}
+    assert about["addition3", "100"] == "retrained 1,200 updates"           # a comma in a field is quoted
     first = (FIGURES / "fresh_seeds" / "certified.md").read_text().splitlines()[0]
     assert first.startswith(f"{len(proved)} of {len(rows)} networks proved")

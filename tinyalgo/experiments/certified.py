@@ -23,8 +23,10 @@ checked first (loop.json against ``LOOP_SCHEMA``): a file that does not fit is o
 """
 from __future__ import annotations
 
+import csv
 import glob
 import hashlib
+import io
 import json
 import os
 import time
@@ -314,8 +316,10 @@ def write_table(root: str, out: str, networks=None, log=print) -> list:
     if not kept_folders(root):
         raise ValueError(f"--proofs {root}: no kept loops there (folders with loop.json)")
     rows = table_rows(root, networks, log)
-    lines = [",".join(COLUMNS)] + [",".join(str(r[c]).replace(",", ";") for c in COLUMNS) for r in rows]
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")               # "retrained 1,200 updates" is quoted
+    writer.writerows([COLUMNS] + [[r[c] for c in COLUMNS] for r in rows])
     os.makedirs(out, exist_ok=True)
-    atomic_write_bytes(os.path.join(out, "certified.csv"), ("\n".join(lines) + "\n").encode())
+    atomic_write_bytes(os.path.join(out, "certified.csv"), text.getvalue().encode())
     atomic_write_bytes(os.path.join(out, "certified.md"), markdown(rows).encode())
     return rows
