@@ -727,17 +727,37 @@ def test_a_round_repairs_its_candidates_best_first_until_one_is_proved(monkeypat
     once.symbol[left, 4] = 6                                   # one
     offered = [(dict(k=1), twice, 0.9, rows), (dict(k=2), once, 0.8, rows)]
     monkeypatch.setattr(rounds, "candidates", lambda *a, **k: iter(offered))
-    machine, report, how, tried = rounds.select(controller, rec, repairs=1)
-    assert report["verdict"] == "proved" and how["k"] == 2 and how["repairs"] == 1 and tried == 2
-    offered.pop()
+    machine, report, how, tried = rounds.select(controller, rec, repairs=3)
+    assert report["verdict"] == "proved" and how["k"] == 1 and how["repairs"] == 2 and tried == 2
     machine, report, how, tried = rounds.select(controller, rec, repairs=1)       # none proved: as without repairs
     assert machine is twice and report["verdict"] == "counterexample" and how["k"] == 1 and "repairs" not in how
+    # the round's one change went to the best machine: the second, one change from a proof, is not repaired
     assert how["repaired_unproved"] == [dict(k=1, context=None, repairs=1, stopped="1 changes made")]
     assert report["instance"] == verify(twice)["instance"]
     row = dict(round=0, states=machine.n_states, verdict="counterexample", length=report["length"],
                network_solves=True, extract_seconds=1.0, verify_seconds=0.1,
                extraction=dict(how, context="feedback", depth=6, candidates=tried))
-    assert loop._line(row).endswith("1 machines verified; 1 repaired without a proof)")
+    assert loop._line(row).endswith("2 machines verified; 1 repaired without a proof)")
+
+
+def test_a_rounds_repairs_share_one_budget_of_changes(monkeypatch):
+    from tinyalgo.automata import rounds
+    controller, rec, m, rows = _reverse_machine_and_rows()
+    damaged = copying.deepcopy(m)
+    damaged.next[1 - m.start, 3] = m.start
+    offered = [(dict(k=k), damaged, 0.9 - k / 10, rows) for k in (1, 2, 3, 4)]
+    monkeypatch.setattr(rounds, "candidates", lambda *a, **k: iter(offered))
+    limits, made = [], iter([3, 4, 2])
+
+    def fake_repair(machine, recording, machine_rows, network, limit, **options):
+        limits.append(limit)
+        changes = [dict()] * min(limit, next(made))
+        return machine, verify(machine), dict(changes=changes, stopped=f"{len(changes)} changes made")
+
+    monkeypatch.setattr(rounds, "repair", fake_repair)
+    machine, report, how, tried = rounds.select(controller, rec, repairs=9)
+    assert limits == [9, 6, 2] and tried == 4 and report["verdict"] == "counterexample"
+    assert [a["repairs"] for a in how["repaired_unproved"]] == [3, 4, 2]        # the fourth: no change left
 
 
 # ------------------------------------------------------------ the census of a counterexample's length

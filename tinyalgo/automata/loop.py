@@ -61,7 +61,7 @@ class LoopOptions:
     rounds: at most this many rounds;
     train_updates: where the network fails a counterexample, train it for at most this many updates (0: stop
         there; read by whoever builds ``refine``'s ``train``, e.g. tinyalgo/cli/verify.py with retrain.py);
-    repairs: changes a round's repair makes at most (0: no repair);
+    repairs: changes a round's repairs make at most, over all its machines (0: no repair);
     faithful: no repair answers a recorded step of the network otherwise than the network (repair.py);
     census: instances of each counterexample's length run on the machine (all, or this many random ones
         where there are more; 0: only the counterexample);

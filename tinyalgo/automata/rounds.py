@@ -19,7 +19,9 @@ close the machine is to the network is measured apart (``extract.fidelity``).
 With ``repairs`` > 0, a round that proves none of them repairs them, best
 first, where the network solves the counterexample: one transition at a
 time, following the network, verifying after each change
-(tinyalgo/automata/repair.py), until one is proved.  If none is, the round
+(tinyalgo/automata/repair.py), until one is proved or the round has made
+``repairs`` changes in all (each change costs a verification, and a
+machine near a proof can take minutes to verify).  If none is, the round
 goes on as without repairs (its machine and counterexample are the best
 unrepaired candidate's), so the repair can end a loop earlier but never
 sends it elsewhere: every seed the loop proves without repairs it proves
@@ -119,10 +121,10 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
     proved, else of the best by ``Candidate.rank``.  With ``repairs`` > 0
     and no candidate proved, the candidates whose counterexample the network
     solves are repaired where they leave the network
-    (tinyalgo/automata/repair.py, at most ``repairs`` changes each, only
-    faithful ones with ``faithful``), best first, until one is proved; the
-    round keeps the first proved, else the best unrepaired one (as without
-    repairs), with the repairs tried listed in ``repaired_unproved``."""
+    (tinyalgo/automata/repair.py, only faithful changes with ``faithful``),
+    best first, until one is proved or ``repairs`` changes are made in all;
+    the round keeps the first proved, else the best unrepaired one (as
+    without repairs), with the repairs tried listed in ``repaired_unproved``."""
     kept, tried = [], 0
     for how, machine, replayed, rows in candidates(controller, rec, seed):
         if complete:
@@ -136,15 +138,18 @@ def select(controller, rec, seed: int = 0, complete: bool = False, verify_option
     best = kept[0]
     if not repairs or best.report["verdict"] == "proved":
         return best.machine, best.report, best.how, tried
-    attempts = []
+    attempts, left = [], repairs
     for c in kept:
+        if not left:
+            break
         if c.report["verdict"] != "counterexample":
             continue
-        machine, report, done = repair(c.machine, rec, c.rows, controller, repairs, verify_options=verify_options,
+        machine, report, done = repair(c.machine, rec, c.rows, controller, left, verify_options=verify_options,
                                        log=log, faithful=faithful)
         if report["verdict"] == "proved":
             return machine, report, dict(c.how, repairs=len(done["changes"]),
                                          replay_repaired=round(replay(machine, rec), 4)), tried
+        left -= len(done["changes"])
         attempts.append(dict(k=c.how.get("k"), context=c.how.get("context"), repairs=len(done["changes"]),
                              stopped=done["stopped"]))
     return best.machine, best.report, dict(best.how, repaired_unproved=attempts), tried

@@ -216,9 +216,10 @@ def add_loop_arguments(loop) -> None:
                            f" episodes on the counterexamples) for at most N updates; 0: stop there"
                            f" (default {d.train_updates})")
     loop.add_argument("--repairs", type=int_at_least(0), default=d.repairs, metavar="N",
-                      help="where a round proves no machine, change at most N transitions of each candidate whose"
+                      help="where a round proves no machine, change the transitions of the candidates whose"
                            " counterexample the network solves to follow the network, best candidate first,"
-                           f" verifying after each change, until one is proved; 0: no repair (default {d.repairs})")
+                           " verifying after each change, until one is proved or the round has changed N in all;"
+                           f" 0: no repair (default {d.repairs})")
     loop.add_argument("--faithful", action="store_true", default=d.faithful,
                       help="repair only by changes that keep every recorded step the machine answers as the"
                            " network (no repair against what the network does on its recorded episodes)"
