@@ -156,6 +156,14 @@ MACHINE_EDITS = [
     (lambda d: d["visits"].__setitem__(0, -1), "field visits[0]: found -1; allowed: an integer of at least 0"),
     (lambda d: d.pop("start"), "field start is missing; allowed: an integer of at least 0"),
     (lambda d: d.update(action="x"), "field action: found 'x'; allowed: a list"),
+    (lambda d: d["action"][0].__setitem__(0, 2 ** 63), "field action[0][0]: found an integer of 64 bits"),
+    (lambda d: d["centroids"][0].__setitem__(0, 10 ** 400), "field centroids[0][0]: found 1000"),
+    (lambda d: d.update(states=10 ** 30), "field states: found an integer of 100 bits; allowed: an integer of at"),
+    (lambda d: d.update(states=3), "field action is not 3 rows of 17 (states = 3, inputs = 17)"),
+    (lambda d: d["next"][1].append(0), "field next is not 2 rows of 17"),
+    (lambda d: d["next"][1].__setitem__(4, 2), "field next[1][4]: found 2; allowed: -1..1"),
+    (lambda d: d["action"][0].__setitem__(3, 4), "field action[0][3]: found 4; allowed: -1..3"),
+    (lambda d: d.update(start=2), "field start: found 2; allowed: 0..1 (a state)"),
 ]
 
 
@@ -177,6 +185,14 @@ def test_a_hand_edited_machine_names_its_file_and_field(tmp_path, change, messag
         load_machine(path)
     assert str(err.value) == f"machine {path}: {message}" or (str(err.value).startswith(f"machine {path}: ")
                                                              and message in str(err.value))
+
+
+def test_a_machine_with_a_number_of_thousands_of_digits_names_its_file(tmp_path):
+    from tinyalgo.automata.machine import MachineError, load_machine
+    path = tmp_path / "m.json"
+    path.write_text('{"format": "tinyalgo-automaton", "states": ' + "9" * 5000 + "}", encoding="utf-8")
+    with pytest.raises(MachineError, match=r"m.json: not readable JSON \(a number of thousands of digits\)$"):
+        load_machine(path)
 
 
 def a_run_log():

@@ -142,6 +142,8 @@ def load_machine(path, task: str | None = None) -> Machine:
         fail("no such file")
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         fail(f"not readable JSON ({err})")
+    except ValueError:                          # an integer of more digits than Python converts
+        fail("not readable JSON (a number of thousands of digits)")
     except RecursionError:
         fail("not readable JSON (nested too deeply)")
     if not isinstance(d, dict) or d.get("format") != FORMAT:
@@ -154,6 +156,15 @@ def load_machine(path, task: str | None = None) -> Machine:
         raise MachineError(str(err)) from None
     if task is not None and d.get("task") != task:
         fail(f"is a machine of task {d.get('task')!r}, not of task {task!r}")
+    S, V = d["states"], d["inputs"]
+    for name, width in (("action", V), ("symbol", V), ("next", V), ("feedback", 4), ("cluster", None),
+                        ("visits", None)):
+        rows = d[name]
+        if len(rows) != S or (width is not None and any(len(row) != width for row in rows)):
+            fail(f"field {name} is not {S} rows" + (f" of {width}" if width else "") +
+                 f" (states = {S}, inputs = {V}); allowed: one {'row' if width else 'value'} per state")
+    if any(len(row) != 6 for row in d["raw"]):
+        fail("field raw: a row not of 6 numbers; allowed: rows of 6 (cluster, feedback fields, state)")
     try:
         S, V = int(d["states"]), int(d["inputs"])
         tables = [np.array(d[k], dtype=np.int64).reshape(S, V) for k in ("action", "symbol", "next")]
@@ -165,8 +176,12 @@ def load_machine(path, task: str | None = None) -> Machine:
                     np.array(d["visits"], dtype=np.int64).reshape(S), d.get("info", {}))
     except (KeyError, TypeError, ValueError) as err:
         fail(f"malformed ({err})")
-    if not 0 <= m.start < S or (m.next >= S).any() or (m.next < -1).any() or (m.action >= 2 * m.n_moves).any():
-        fail("a state index or an action is out of range")
+    if not m.start < S:
+        fail(f"field start: found {m.start}; allowed: 0..{S - 1} (a state)")
+    for name, table, high in (("next", m.next, S - 1), ("action", m.action, 2 * m.n_moves - 1)):
+        bad = np.argwhere(table > high)
+        if len(bad):
+            fail(f"field {name}[{bad[0][0]}][{bad[0][1]}]: found {table[tuple(bad[0])]}; allowed: -1..{high}")
     return m
 
 

@@ -12,9 +12,13 @@ checked without being listed here.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import MISSING, dataclass, fields
 
 from tinyalgo.runs.options import declared, RETIRED
+
+
+INT64 = 2 ** 63          # every integer a tinyalgo file holds is a 64-bit one
 
 
 class FileFormatError(ValueError):
@@ -61,8 +65,9 @@ def _fits_kind(value, kind: str) -> bool:
         return isinstance(value, bool)
     if kind == "int":
         return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if kind == "number":                        # an int compares with a float exactly: no overflow
+        return (isinstance(value, (int, float)) and not isinstance(value, bool)
+                and (math.isfinite(value) if isinstance(value, float) else abs(value) <= sys.float_info.max))
     return isinstance(value, {"str": str, "list": (list, tuple), "dict": dict}[kind])
 
 
@@ -79,6 +84,9 @@ def check_value(value, spec: Field, where: str, path: str) -> None:
         return
     if not _fits_kind(value, spec.kind) or (spec.choices is not None and value not in spec.choices):
         fail()
+    if spec.kind == "int" and not -INT64 <= value < INT64:
+        raise FileFormatError(f"{where}: field {path}: found an integer of {abs(value).bit_length()} bits; allowed:"
+                              f" {spec.allowed()} below 2^63 in magnitude")
     if spec.kind in ("int", "number") and ((spec.minimum is not None and value < spec.minimum)
                                            or (spec.maximum is not None and value > spec.maximum)):
         fail()
