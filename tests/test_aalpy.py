@@ -189,3 +189,131 @@ def test_a_networks_rows_say_what_the_verifier_and_the_oracles_found(tmp_path):
     text = (tmp_path / "README.md").read_text()
     n = len(learned)
     assert "    tinyalgo experiment aalpy ..." in text and f"| copy | {n} / {n} | 0 | {n} |" in text
+
+
+def _network(root, name, task="copy", rng=0):
+    """A run folder ``root``/``name`` with an untrained controller of ``task``'s checkpoint.npz."""
+    from tinyalgo.runs.checkpoint import save_checkpoint
+    env = Environment(task, batch_size=1)
+    cfg = ControllerConfig(obs_sizes=env.obs_sizes, n_actions=2 * env.n_moves, n_symbols=Vocabulary(10).size,
+                           core="ff", units=8)
+    folder = root / name
+    folder.mkdir(parents=True)
+    save_checkpoint(str(folder / "checkpoint.npz"), Controller(cfg, rng=rng), dict(config=dict(task=task, base=10)))
+    return str(folder)
+
+
+def _kept(root, name, machine_of, files=("machine.json",)):
+    """A kept proof folder ``root``/``name`` holding the committed proof ``machine_of``'s ``files``."""
+    import shutil
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    for f in files:
+        shutil.copy(f"{PROOFS}/{machine_of}/{f}", folder / f)
+    return folder
+
+
+def _no_learning(monkeypatch):
+    from tinyalgo.automata import aalpy_table
+
+    def learning(*args, **kwargs):
+        raise AssertionError("the learning started")
+    monkeypatch.setattr(aalpy_table, "compare", learning)
+
+
+HEADER = ("task,seed,learner,oracle,states,verdict,cex_length,network_solves_cex,tinyalgo_solves_cex,stopped,rounds,"
+          "membership_queries,membership_steps,equivalence_queries,equivalence_steps,seconds,verify_seconds,"
+          "agree_step,agree_instance,oracle_cexes,cexes_tinyalgo_agrees,cexes_tinyalgo_recorded,"
+          "cexes_tinyalgo_unrecorded,oracle_on_tinyalgo,tinyalgo_states,tinyalgo_verdict,tinyalgo_seconds,command")
+ROW = ("walk,7,lstar,w-method,0,no hypothesis,,,,budget in membership queries,0,709,2000,0,0,0.3,0,nan,nan,0,0,0,0,"
+       '"step 1, a recorded pair",1,proved,54.9,tinyalgo experiment aalpy')
+
+
+@pytest.mark.parametrize("text,says", [
+    ("foo,bar\n1,2\n", "line 1: it lacks 28 of the table's columns (task, seed, learner, ...)"),
+    (HEADER.replace("task,", "tusk,", 1) + "\n" + ROW + "\n", "line 1: it lacks 1 of the table's columns (task)"),
+    (HEADER + "\n" + ROW.replace(",709,", ",x,") + "\n", "line 2, column membership_queries: found 'x'"),
+    (HEADER + "\n" + ROW.replace(",709,", "," + "9" * 5000 + ",") + "\n", "line 2, column membership_queries"),
+    (HEADER + "\n" + ROW.replace(",nan,", ",1.5,", 1) + "\n", "line 2, column agree_step: found '1.5'"),
+    (HEADER + "\n" + ROW + "\n" + 'walk,7,"unterminated\n', "line 3: not CSV (unexpected end of data)"),
+    (HEADER + "\n" + ROW + ",extra\n", "line 2: 29 fields; allowed: 28"),
+    (HEADER + "\n" + "copy,5,lstar\n", "line 2: 3 fields; allowed: 28"),
+    ("\xb9\x9c\xd1".encode("latin-1"), "not UTF-8 text"),
+])
+def test_a_results_csv_that_cannot_be_read_is_refused_before_any_learning_and_left_as_it_was(
+        tmp_path, capsys, monkeypatch, text, says):
+    network = _network(tmp_path / "runs", "copy-full-s3")
+    out = tmp_path / "out"
+    out.mkdir()
+    data = text if isinstance(text, bytes) else text.encode()
+    (out / "results.csv").write_bytes(data)
+    _no_learning(monkeypatch)
+    assert main(["experiment", "aalpy", "--networks", network, "--proofs", str(tmp_path / "none"),
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"tinyalgo: error: {out / 'results.csv'}") and says in err and "\n" not in err
+    assert (out / "results.csv").read_bytes() == data and not (out / "README.md").exists()
+
+
+def test_a_results_csv_with_a_byte_order_mark_is_read_as_without_one():
+    import shutil
+    import tempfile
+    from tinyalgo.automata import aalpy_table
+    committed_rows = aalpy_table.read_rows("figures/automata/aalpy")          # the committed table reads back
+    assert len(committed_rows) > 100 and committed_rows[0]["task"]
+    with tempfile.TemporaryDirectory() as out:
+        shutil.copy("figures/automata/aalpy/results.csv", out)
+        path = f"{out}/results.csv"
+        with open(path, "rb") as f:
+            data = f.read()
+        with open(path, "wb") as f:
+            f.write(b"\xef\xbb\xbf" + data)
+        assert aalpy_table.read_rows(out) == committed_rows
+
+
+@pytest.mark.parametrize("machine_of,files,says", [
+    ("reverse-s100", ("machine.json",), "is a machine of task 'reverse', not of task 'copy'"),
+    ("copy-s102", ("machine.json", "loop.json"), "its loop.json is of copy seed 102 in base 10; the network is copy"
+                                                 " seed 999 in base 10"),
+])
+def test_every_networks_proof_is_checked_before_the_first_learning_run(tmp_path, capsys, monkeypatch, machine_of,
+                                                                      files, says):
+    first = _network(tmp_path / "runs", "copy-full-s102")
+    second = _network(tmp_path / "runs", "copy-full-s999")
+    _kept(tmp_path / "proofs", "copy-s102", "copy-s102")
+    _kept(tmp_path / "proofs", "copy-s999", machine_of, files)
+    _no_learning(monkeypatch)
+    out = tmp_path / "out"
+    assert main(["experiment", "aalpy", "--networks", first, second, "--proofs", str(tmp_path / "proofs"),
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "copy-s999" in err and says in err and "\n" not in err
+    assert not (out / "results.csv").exists()
+
+
+def test_a_proof_of_another_network_than_the_one_given_is_refused(tmp_path, capsys, monkeypatch):
+    import hashlib
+    import json
+    from tinyalgo.automata import aalpy_table
+    network = _network(tmp_path / "runs", "copy-full-s102")
+    proof = _kept(tmp_path / "proofs", "copy-s102", "copy-s102", ("machine.json", "loop.json", "agreement.json"))
+    _no_learning(monkeypatch)
+    out = tmp_path / "out"
+    assert main(["experiment", "aalpy", "--networks", network, "--proofs", str(tmp_path / "proofs"),
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"{proof}: its proof is of another network than {network}/checkpoint.npz" in err and "\n" not in err
+    assert "agreement.json says copy-full-s102/checkpoint.npz" in err and not out.exists()
+    agreement = json.loads((proof / "agreement.json").read_text())          # measured on this very network
+    agreement["network_sha256"] = hashlib.sha256((tmp_path / "runs/copy-full-s102/checkpoint.npz").read_bytes()
+                                                 ).hexdigest()
+    (proof / "agreement.json").write_text(json.dumps(agreement))
+    rows, plan = aalpy_table.prepare([(network, None, "copy", 10)], [str(tmp_path / "proofs")], str(out))
+    assert rows == [] and plan[0]["proved"] is not None and plan[0]["ref"]["tinyalgo_verdict"] == "proved"
+    retrained = _network(tmp_path / "loops", "loop-copy-s102", rng=1)    # a verify-loop that retrained its network
+    _kept(tmp_path / "loops", "loop-copy-s102", "copy-s102", ("machine.json", "loop.json"))
+    assert main(["experiment", "aalpy", "--networks", network, "--proofs", str(tmp_path / "loops"),
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"{retrained}: its proof is of another network" in err and "its retrained checkpoint.npz" in err
+    assert aalpy_table.prepare([(retrained, None, "copy", 10)], [str(tmp_path / "loops")], str(out))[1][0]["proved"]

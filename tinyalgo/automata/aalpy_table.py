@@ -3,21 +3,27 @@ per network, learner and oracle, beside tinyalgo's own proof of the same
 network (a kept proof folder ``<task>-s<seed>`` with machine.json and
 loop.json, as ``tinyalgo experiment certified --keep`` writes them).
 
-``run`` compares each network in turn and writes OUT/results.csv and
-OUT/README.md after each (rows of networks compared earlier, in an earlier
-command too, are kept; a network compared again replaces its rows).
+``prepare`` reads and checks, before any learning, OUT/results.csv (rows of
+networks compared earlier, in an earlier command too) and each network's
+kept proof: a file or folder that does not fit is one ValueError naming it.
+``run`` then compares each network in turn and writes OUT/results.csv and
+OUT/README.md after each (the earlier rows are kept; a network compared
+again replaces its rows).
 """
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
+import math
 import os
 import re
 import statistics
 
 from tinyalgo.automata.aalpy_learn import LEARNERS, ORACLES, RANDOM_WALK, STATE_PREFIX, W_EXTRA_STATES, compare
 from tinyalgo.automata.machine import load_machine
+from tinyalgo.experiments.certified import read_agreement, read_loop, seed_of as loop_seed
 from tinyalgo.runs.fileio import atomic_write_bytes
 
 CSV = "results.csv"
@@ -26,6 +32,22 @@ COLUMNS = ("task", "seed", "learner", "oracle", "states", "verdict", "cex_length
            "equivalence_steps", "seconds", "verify_seconds", "agree_step", "agree_instance", "oracle_cexes",
            "cexes_tinyalgo_agrees", "cexes_tinyalgo_recorded", "cexes_tinyalgo_unrecorded", "oracle_on_tinyalgo",
            "tinyalgo_states", "tinyalgo_verdict", "tinyalgo_seconds", "command")
+VERDICTS = ("proved", "counterexample", "not proved", "no hypothesis")
+# what a cell of results.csv may hold, where it is not any text: (kind, blank allowed); kinds: "int" (an
+# integer of at least 0), "number" (a finite number of at least 0), "fraction" (a number in [0, 1], or nan
+# where no machine was learned), or the allowed values
+CELLS = {"seed": ("int", False), "learner": (LEARNERS, False), "oracle": (ORACLES, False), "states": ("int", False),
+         "verdict": (VERDICTS, False), "cex_length": ("int", True), "network_solves_cex": (("True", "False"), True),
+         "tinyalgo_solves_cex": (("True", "False"), True), "rounds": ("int", False),
+         "membership_queries": ("int", False), "membership_steps": ("int", False),
+         "equivalence_queries": ("int", False), "equivalence_steps": ("int", False), "seconds": ("number", False),
+         "verify_seconds": ("number", False), "agree_step": ("fraction", False),
+         "agree_instance": ("fraction", False), "oracle_cexes": ("int", False),
+         "cexes_tinyalgo_agrees": ("int", True), "cexes_tinyalgo_recorded": ("int", True),
+         "cexes_tinyalgo_unrecorded": ("int", True), "tinyalgo_states": ("int", True),
+         "tinyalgo_seconds": ("number", True)}
+_ALLOWED = {"int": "an integer of at least 0", "number": "a finite number of at least 0",
+            "fraction": "a number in [0, 1] or nan"}
 
 
 def seed_of(folder: str) -> int:
@@ -36,34 +58,125 @@ def seed_of(folder: str) -> int:
     return int(m.group(1))
 
 
-def tinyalgo_proof(proofs: list, task: str, seed: int):
+def file_sha256(path: str) -> str:
+    """The SHA-256 of the file ``path``'s bytes, in hex."""
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def tinyalgo_proof(proofs: list, task: str, seed: int, base: int = 10, network: str | None = None):
     """(machine, {states, verdict, seconds}) of the kept proof of ``task`` seed
     ``seed`` in the first folder of ``proofs`` that holds one (a folder
     ``<task>-s<seed>``, or a verify-loop folder ``loop-<task>-s<seed>``), or
     (None, {}) where there is none.
-    seconds: the loop's extraction and verification, all rounds."""
+    seconds: the loop's extraction and verification, all rounds.
+    The proof is checked first: a machine of ``task`` in base ``base``, a
+    loop.json (where there is one) of the same task, base and seed, and, where
+    the folder says which network the proof is of (agreement.json's
+    network_sha256; a verify-loop's retrained checkpoint.npz), that it is
+    ``network`` (a checkpoint's path; not checked without it).  A ValueError
+    naming the folder and the problem otherwise."""
     folders = [os.path.join(root, name) for root in proofs for name in (f"{task}-s{seed}", f"loop-{task}-s{seed}")]
     folder = next((f for f in folders if os.path.isfile(os.path.join(f, "machine.json"))), None)
     if folder is None:
         return None, {}
     machine = load_machine(os.path.join(folder, "machine.json"), task)
+    if machine.base != base:
+        raise ValueError(f"{folder}: its machine is of base {machine.base}; the network is of base {base}")
     ref = dict(tinyalgo_states=machine.n_states)
-    try:
-        with open(os.path.join(folder, "loop.json")) as f:
-            rounds = json.load(f)["rounds"]
+    if os.path.isfile(os.path.join(folder, "loop.json")):
+        loop = read_loop(folder)
+        if (loop["task"], loop.get("base", 10), loop_seed(loop)) != (task, base, seed):
+            raise ValueError(f"{folder}: its loop.json is of {loop['task']} seed {loop_seed(loop)} in base"
+                             f" {loop.get('base', 10)}; the network is {task} seed {seed} in base {base}")
+        rounds = loop["rounds"]
         ref.update(tinyalgo_verdict=rounds[-1]["verdict"],
                    tinyalgo_seconds=round(sum(r["extract_seconds"] + r["verify_seconds"] for r in rounds), 1))
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
-        pass
+    if network is not None:
+        recorded = []
+        if read_agreement(folder):                      # checks agreement.json where there is one
+            with open(os.path.join(folder, "agreement.json"), encoding="utf-8") as f:
+                got = json.load(f)
+            recorded.append((got["network_sha256"], f"agreement.json says {got['network']}"))
+        if os.path.isfile(os.path.join(folder, "checkpoint.npz")):
+            recorded.append((file_sha256(os.path.join(folder, "checkpoint.npz")), "its retrained checkpoint.npz"))
+        sha = file_sha256(network) if recorded else None
+        for want, which in recorded:
+            if want != sha:
+                raise ValueError(f"{folder}: its proof is of another network than {network} ({which}, SHA-256"
+                                 f" {want[:12]}; given {sha[:12]}); give the network the proof is of, or --proofs"
+                                 " folders without this proof")
     return machine, ref
 
 
+def _cell_problem(text: str, kind) -> str | None:
+    """What is wrong with a results.csv cell ``text`` of kind ``kind`` (see ``CELLS``); None if nothing."""
+    if isinstance(kind, tuple):
+        return None if text in kind else "one of " + ", ".join(kind)
+    try:
+        value = int(text) if kind == "int" else float(text)
+    except ValueError:
+        return _ALLOWED[kind]
+    if kind == "fraction":
+        ok = math.isnan(value) or 0 <= value <= 1
+    else:
+        ok = math.isfinite(value) and value >= 0
+    return None if ok else _ALLOWED[kind]
+
+
 def read_rows(out: str) -> list:
+    """The rows of OUT/results.csv ([] without one, or for an empty file), each a dict of ``COLUMNS``,
+    read and checked completely: UTF-8 (a byte-order mark is skipped), the header ``COLUMNS``, every row
+    (blank lines skipped) as many fields as the header, every cell as ``CELLS`` allows.  A ValueError
+    naming the file, the line and the column otherwise."""
     path = os.path.join(out, CSV)
     if not os.path.isfile(path):
         return []
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+    keep = "; move the file away to start a new table"
+    try:
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8-sig")
+    except OSError as err:
+        raise ValueError(f"{path}: cannot be read ({err.strerror or err})") from None
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not UTF-8 text (byte {err.start}); allowed: the results.csv this command"
+                         f" writes{keep}") from None
+    if not text:
+        return []
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows, line = [], 1                                  # the line where the row being read begins
+    try:
+        header = next(reader)
+        if header != list(COLUMNS):
+            missing = [c for c in COLUMNS if c not in header]
+            extra = [h for h in header if h not in COLUMNS]
+            found = (f"it lacks {len(missing)} of the table's columns ({', '.join(missing[:3])}"
+                     f"{', ...' if len(missing) > 3 else ''})" if missing else
+                     f"it has the column {extra[0][:40]!r}, not one of this table's" if extra else
+                     "its columns are not in this table's order")
+            raise ValueError(f"{path}, line 1: {found}; allowed: the header {','.join(COLUMNS)}{keep}")
+        while True:
+            line = reader.line_num + 1
+            fields = next(reader, None)
+            if fields is None:
+                break
+            if not fields:                              # a blank line, as csv.DictReader skips it
+                continue
+            if len(fields) != len(COLUMNS):
+                raise ValueError(f"{path}, line {line}: {len(fields)} fields; allowed: {len(COLUMNS)}, one per column"
+                                 f" of the header{keep}")
+            row = dict(zip(COLUMNS, fields))
+            for column, (kind, blank) in CELLS.items():
+                problem = None if blank and row[column] == "" else _cell_problem(row[column], kind)
+                if problem:
+                    raise ValueError(f"{path}, line {line}, column {column}: found {row[column][:40]!r}; allowed:"
+                                     f" {problem}{' or blank' if blank else ''}{keep}")
+            if not row["task"]:
+                raise ValueError(f"{path}, line {line}, column task: found ''; allowed: a task's name{keep}")
+            rows.append(row)
+    except csv.Error as err:
+        raise ValueError(f"{path}, line {line}: not CSV ({err}){keep}") from None
+    return rows
 
 
 def write(rows: list, out: str, steps: int, seconds=None) -> None:
@@ -167,19 +280,32 @@ def markdown(rows: list, steps: int, seconds=None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(networks: list, proofs: list, out: str, command: str, steps: int, seconds=None, seed: int = 0,
-        verify_seconds: float = 60, log=print) -> list:
-    """Compare every network, given as (run folder, controller, task, base),
-    and write the table after each."""
+def prepare(networks: list, proofs: list, out: str) -> tuple:
+    """What ``run`` needs, read and checked before any learning: (the rows of OUT/results.csv,
+    ``read_rows``; one dict per network, given as (run folder, controller, task, base), with its folder,
+    controller, task, base, seed, and ``tinyalgo_proof``'s proved machine and ref, the proof checked against
+    the network's checkpoint.npz).  A ValueError naming the file or folder otherwise."""
     rows = read_rows(out)
+    plan = []
     for folder, controller, task, base in networks:
         s = seed_of(folder)
-        proved, ref = tinyalgo_proof(proofs, task, s)
-        log(f"{folder}: {task} seed {s}" + (f", tinyalgo's proof {ref.get('tinyalgo_states')} states" if proved
-                                             else ", no tinyalgo proof kept"))
-        new = compare(controller, task, base, proved, steps, seconds, seed, verify_seconds, log=log)
+        proved, ref = tinyalgo_proof(proofs, task, s, base, os.path.join(folder, "checkpoint.npz"))
+        plan.append(dict(folder=folder, controller=controller, task=task, base=base, seed=s, proved=proved,
+                         ref=ref))
+    return rows, plan
+
+
+def run(prepared: tuple, out: str, command: str, steps: int, seconds=None, seed: int = 0,
+        verify_seconds: float = 60, log=print) -> list:
+    """Compare every network of ``prepared`` (``prepare``'s) and write the table after each."""
+    rows, plan = prepared
+    for p in plan:
+        task, s, proved, ref = p["task"], p["seed"], p["proved"], p["ref"]
+        log(f"{p['folder']}: {task} seed {s}" + (f", tinyalgo's proof {ref.get('tinyalgo_states')} states" if proved
+                                                  else ", no tinyalgo proof kept"))
+        new = compare(p["controller"], task, p["base"], proved, steps, seconds, seed, verify_seconds, log=log)
         for r in new:
             r.update(ref, seed=s, command=command)
-        rows = [r for r in rows if (r["task"], str(r["seed"])) != (task, str(s))] + new
+        rows = [r for r in rows if (r["task"], int(r["seed"])) != (task, s)] + new
         write(rows, out, steps, seconds)
     return rows

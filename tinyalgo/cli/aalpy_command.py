@@ -35,10 +35,13 @@ def cmd_aalpy(args) -> int:
         if task not in SPECS:
             raise UsageError(f"--networks {folder}: a controller of task {task!r}, which the verifier does not know")
         networks.append((folder, controller, task, base))
+    try:
+        prepared = aalpy_table.prepare(networks, args.proofs, args.out)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
     os.makedirs(args.out, exist_ok=True)
     command = "tinyalgo " + " ".join(sys.argv[1:])
-    aalpy_table.run(networks, args.proofs, args.out, command, args.steps, args.seconds, args.seed,
-                    args.verify_seconds)
+    aalpy_table.run(prepared, args.out, command, args.steps, args.seconds, args.seed, args.verify_seconds)
     print(f"wrote {os.path.join(args.out, aalpy_table.CSV)} and README.md")
     return 0
 
@@ -57,7 +60,9 @@ def register_aalpy(names) -> None:
     p.add_argument("--proofs", nargs="+", default=[DEFAULT_PROOFS], metavar="DIR",
                    help="where tinyalgo's proofs are: folders holding <task>-s<seed> (kept proofs) or"
                         " loop-<task>-s<seed> (verify-loop folders), each with machine.json and loop.json, searched"
-                        f" in order (default {DEFAULT_PROOFS}); a network without one is compared without it")
+                        f" in order (default {DEFAULT_PROOFS}); a network without one is compared without it."
+                        " Each proof found is checked before any learning: of the network's task, base and seed,"
+                        " and of that very network where the folder records it (agreement.json's SHA-256)")
     p.add_argument("--out", type=output_path, required=True, metavar="DIR",
                    help="where results.csv and README.md go (required)")
     p.add_argument("--steps", type=int_at_least(1), default=50_000, metavar="N",
