@@ -640,3 +640,135 @@ def test_the_pages_count_the_rows_of_the_kept_table():
     assert about["addition3", "100"] == "retrained 1,200 updates"           # a comma in a field is quoted
     first = (FIGURES / "fresh_seeds" / "certified.md").read_text().splitlines()[0]
     assert first.startswith(f"{len(proved)} of {len(rows)} networks proved")
+
+
+# ------------------------------------------------------------ the certified table checks everything before it writes
+PROVED_ROUND = dict(round=0, states=2, verdict="proved", extract_seconds=1.0, verify_seconds=0.1)
+
+
+def _reverse_loop(tmp_path, name, seed, machine=True, **round_changes):
+    """A verify-loop folder ``name`` of reverse seed ``seed`` that proved ``reverse_machine(10)`` (``machine``:
+    that machine, another one to save, or False for none)."""
+    folder = tmp_path / name
+    folder.mkdir()
+    if machine is not False:
+        (reverse_machine(10) if machine is True else machine).save(folder / "machine.json")
+    (folder / "loop.json").write_text(json.dumps(dict(
+        checkpoint=str(tmp_path / "runs" / f"reverse-full-s{seed}" / "checkpoint.npz"), task="reverse",
+        rounds=[dict(PROVED_ROUND, **round_changes)])))
+    return str(folder)
+
+
+def _tree(root):
+    """{relative path: bytes, or None for a folder} of everything under ``root``."""
+    return {str(p.relative_to(root)): None if p.is_dir() else p.read_bytes() for p in sorted(root.rglob("*"))}
+
+
+def _wrong_reverse():
+    m = reverse_machine(10)
+    m.symbol[1 - m.start, 3] = 5                                # writes a 5 for a 3: not a proof
+    return m
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda t: [_reverse_loop(t, "cex", 7, verdict="counterexample")], "holds a proof"),
+    (lambda t: [_reverse_loop(t, "none", 9, machine=False)], "no such file"),
+    (lambda t: [_reverse_loop(t, "wrong", 9, machine=_wrong_reverse())], "is counterexample by this verifier"),
+    (lambda t: [_reverse_loop(t, "states", 9, states=3)], "loop.json says 3 states"),
+    (lambda t: [_reverse_loop(t, "good", 8), _reverse_loop(t, "none", 9, machine=False)], "no such file"),
+    (lambda t: [_reverse_loop(t, "good", 8), _reverse_loop(t, "twin", 8)], "are both the loop of reverse-s8"),
+    (lambda t: [_reverse_loop(t, "good", 8), (t / "p" / "reverse-s7" / "agreement.json").write_text("{}")],
+     "reverse-s7/agreement.json: field network is missing"),
+], ids=["counterexample over a proof", "no machine", "machine disproved", "states differ", "good then no machine",
+        "two loops of one network", "another kept folder does not fit"])
+def test_keeping_loops_that_do_not_fit_leaves_the_proofs_folder_as_it_was(tmp_path, capsys, make, message):
+    proofs = tmp_path / "p"
+    argv = ["experiment", "certified", "--proofs", str(proofs)]
+    assert main([*argv, "--keep", _reverse_loop(tmp_path, "first", 7), "--out", str(tmp_path / "o1")]) == 0
+    capsys.readouterr()
+    keep = [k for k in make(tmp_path) if isinstance(k, str)]
+    before = _tree(proofs)
+    assert main([*argv, "--keep", *keep, "--out", str(tmp_path / "o2")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    if "agreement.json" in message:
+        (proofs / "reverse-s7" / "agreement.json").write_text("{}")         # as the case wrote it, to compare
+    assert _tree(proofs) == before and not (tmp_path / "o2").exists()
+
+
+def _stub_agreement(machine, controller, log=None):
+    return [dict(length=n, complexity=n, instances=1, step=0.5, instance=0.0, network_solved=1.0, machine_solved=1.0)
+            for n in (100, 1000, 10000)]
+
+
+def _kept_with_network(tmp_path, capsys, monkeypatch):
+    """--proofs p holding reverse-s7, whose agreement.json was measured with runs/reverse-full-s7 (the
+    agreement itself stubbed); (proofs, the checkpoint, the command's arguments but --out)."""
+    from test_automata import reverse_controller
+    from tinyalgo.automata import agreement
+    from tinyalgo.runs.checkpoint import save_checkpoint
+    monkeypatch.setattr(agreement, "agreement", _stub_agreement)
+    proofs, runs = tmp_path / "p", tmp_path / "runs"
+    net = runs / "reverse-full-s7" / "checkpoint.npz"
+    net.parent.mkdir(parents=True)
+    save_checkpoint(net, reverse_controller(), dict(config=dict(task="reverse", base=10)))
+    argv = ["experiment", "certified", "--proofs", str(proofs), "--networks", str(runs)]
+    assert main([*argv, "--keep", _reverse_loop(tmp_path, "l7", 7), "--out", str(tmp_path / "o")]) == 0
+    assert json.loads((proofs / "reverse-s7" / "agreement.json").read_text())["network_sha256"]
+    assert "the network of its kept agreement.json" not in capsys.readouterr().out
+    return proofs, net, argv
+
+
+def test_the_certified_table_says_when_a_network_is_not_the_one_of_the_kept_agreement(tmp_path, capsys,
+                                                                                        monkeypatch):
+    from test_automata import reverse_controller
+    from tinyalgo.runs.checkpoint import save_checkpoint
+    proofs, net, argv = _kept_with_network(tmp_path, capsys, monkeypatch)
+    other = reverse_controller()
+    other.params["embed.w"][3] = other.params["embed.w"][5]
+    save_checkpoint(net, other, dict(config=dict(task="reverse", base=10)))
+    assert main([*argv, "--out", str(tmp_path / "o")]) == 0
+    said = [line for line in capsys.readouterr().out.splitlines() if "the network of its kept agreement.json" in line]
+    assert len(said) == 1 and str(net) in said[0] and "reverse-full-s7/checkpoint.npz of SHA-256" in said[0], said
+
+
+@pytest.mark.parametrize("header,message", [
+    (dict(task="walk", base=10), "is a network of walk in base 10; {folder} proves a machine of reverse in base"),
+    (dict(task="reverse", base=2), "is a network of reverse in base 2; {folder} proves a machine of reverse in"),
+    (None, "not a readable .npz archive"),
+], ids=["walk", "base 2", "truncated"])
+def test_the_networks_are_checked_before_any_proof_is_verified_again(tmp_path, capsys, monkeypatch, header, message):
+    from test_automata import reverse_controller
+    from tinyalgo.experiments import certified
+    from tinyalgo.runs.checkpoint import save_checkpoint
+    proofs, net, argv = _kept_with_network(tmp_path, capsys, monkeypatch)
+
+    def not_now(*args, **kwargs):
+        raise AssertionError("a proof verified again before the networks were checked")
+    monkeypatch.setattr(certified, "recheck", not_now)
+    monkeypatch.setattr(certified, "measure_agreement", not_now)
+    monkeypatch.setattr(certified, "certify_keep", not_now, raising=False)
+    if header:
+        save_checkpoint(net, reverse_controller(), dict(config=header))
+    else:
+        net.write_bytes(net.read_bytes()[:1000])
+    before = _tree(proofs)
+    for keep in ([], ["--keep", _reverse_loop(tmp_path, "l8", 7)]):
+        assert main([*argv, *keep, "--out", str(tmp_path / "x")]) == 2
+        err = capsys.readouterr().err.strip()
+        assert message.format(folder=proofs / "reverse-s7") in err and str(net) in err, err
+        assert len(err.splitlines()) == 1 and "Traceback" not in err
+        assert _tree(proofs) == before and not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("seconds,message", [
+    ("1e400", "rounds[0].cpu_seconds: found inf"), ("1" + "0" * 400, "rounds[0].cpu_seconds: found 1000"),
+    ("1.7e308", "rounds[].cpu_seconds: found numbers whose sum is beyond"),
+], ids=["1e400", "10**400", "1.7e308 twice"])
+def test_the_certified_table_refuses_cpu_seconds_beyond_a_float_in_one_line(tmp_path, capsys, seconds, message):
+    loop = dict(GOOD_LOOP, rounds=[dict(GOOD_ROUND, cpu_seconds="SECONDS")] * 2)
+    text = json.dumps(loop).replace('"SECONDS"', seconds)
+    assert main(_certified_inputs(tmp_path, text)) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert not (tmp_path / "kept").exists()

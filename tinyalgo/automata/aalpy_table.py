@@ -13,7 +13,6 @@ again replaces its rows).
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import math
@@ -23,7 +22,7 @@ import statistics
 
 from tinyalgo.automata.aalpy_learn import LEARNERS, ORACLES, RANDOM_WALK, STATE_PREFIX, W_EXTRA_STATES, compare
 from tinyalgo.automata.machine import load_machine
-from tinyalgo.experiments.certified import read_agreement, read_loop, seed_of as loop_seed
+from tinyalgo.experiments.certified import file_sha256, read_agreement, read_loop, seed_of as loop_seed
 from tinyalgo.runs.fileio import atomic_write_bytes
 
 CSV = "results.csv"
@@ -56,12 +55,6 @@ def seed_of(folder: str) -> int:
     if m is None:
         raise ValueError(f"{folder}: the folder's name does not end in -s<seed> (a run folder of a sweep)")
     return int(m.group(1))
-
-
-def file_sha256(path: str) -> str:
-    """The SHA-256 of the file ``path``'s bytes, in hex."""
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
 
 
 def tinyalgo_proof(proofs: list, task: str, seed: int, base: int = 10, network: str | None = None):

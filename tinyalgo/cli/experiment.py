@@ -133,15 +133,14 @@ def cmd_certified(args) -> int:
     for folder in args.keep or ():
         if not os.path.isfile(os.path.join(folder, "loop.json")):
             raise UsageError(f"--keep {folder}: no loop.json there (made by tinyalgo verify-loop --out {folder})")
-        certified.read_loop(folder)
+    if args.keep:
+        check_writable_folder(args.proofs, "--proofs")
     for folder in args.networks or ():
         if not os.path.isdir(folder):
             raise UsageError(f"--networks {folder}: no such folder")
     if not args.keep and not certified.kept_folders(args.proofs):
         raise UsageError(f"--proofs {args.proofs}: no kept loops there (folders with loop.json); give --keep LOOP...")
-    for folder in args.keep or ():
-        print(f"{folder}: kept in {certified.keep_proof(folder, args.proofs)}")
-    rows = certified.write_table(args.proofs, args.out, args.networks)
+    rows = certified.write_table(args.proofs, args.out, args.networks, keep=args.keep or ())
     print(certified.markdown(rows))
     proofs = [r for r in rows if r["verified_again"]]
     good = sum(r["verified_again"] == "proved" and r["certificate"] == "accepted" for r in proofs)
@@ -252,12 +251,15 @@ def register_analyses(names) -> None:
                         " figures/automata/fresh_seeds/proofs (required)")
     p.add_argument("--keep", nargs="+", default=None, metavar="LOOP",
                    help="first keep these verify-loop folders' results in --proofs DIR (the proved machine's"
-                        " tables, its certificate and report; loop.json) (default: none)")
+                        " tables, its certificate and report; loop.json), after checking them all: a loop that"
+                        " does not fit changes nothing in DIR (default: none)")
     p.add_argument("--networks", nargs="+", default=None, metavar="DIR",
                    help="measure each proved machine's agreement with its network again, at lengths 100, 1,000"
                         " and 10,000, and write it to the proof's agreement.json; DIR holds the run folders"
                         " (<task>-<column>-s<seed>/checkpoint.npz) and, for a retrained network, the loop's"
-                        " folder (loop-<task>-s<seed>/checkpoint.npz) (default: the kept agreement.json)")
+                        " folder (loop-<task>-s<seed>/checkpoint.npz); every network is checked first (a"
+                        " network of another task or base than its proof is refused; one other than the kept"
+                        " agreement.json's, by SHA-256, is named) (default: the kept agreement.json)")
     p.add_argument("--out", type=output_path, required=True, metavar="DIR",
                    help="where certified.csv and certified.md go (required)")
     p.set_defaults(func=cmd_certified)

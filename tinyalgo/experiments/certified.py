@@ -5,7 +5,8 @@ the ``tinyalgo verify-loop`` results kept in the repository (one folder per netw
 
 first keeps each verify-loop folder's result: where it ended in a proof, the machine's tables
 (machine.json), its certificate (certificate.json.gz), the verifier's report (verify.json); loop.json in
-every case.  Then, and with ``--proofs`` alone, every kept machine is verified again and its certificate
+every case.  A loop that ended without a proof does not replace a kept proof.  Then, and with ``--proofs``
+alone, every kept machine is verified again and its certificate
 checked by the independent checker (tinyalgo/automata/check.py), from the repository alone, and
 OUT/certified.csv and OUT/certified.md give one row per network: proved or not, the machine's states, the
 loop's rounds, what the proof is about (the machine as extracted, repaired in N transitions, or extracted
@@ -18,8 +19,15 @@ minutes.
 also measures that agreement again (tinyalgo/automata/agreement.py) with the networks themselves, which
 are not in the repository (RUNS/<task>-<column>-s<seed>/checkpoint.npz, the run folder that loop.json's
 ``checkpoint`` names; for a loop that retrained its network, the retrained one:
-RUNS/loop-<task>-s<seed>/checkpoint.npz), and writes each folder's agreement.json.  The files read are
-checked first (loop.json against ``LOOP_SCHEMA``): a file that does not fit is one error naming it.
+RUNS/loop-<task>-s<seed>/checkpoint.npz), and writes each folder's agreement.json in place of the kept
+one.  A network of another task or base than its proof's machine is refused; one other than the network
+the kept agreement.json was measured with (its SHA-256 differs) is named in one line, and measured.
+
+Everything is checked before any proof is verified again and anything written (``write_table``): every
+--keep loop and the folder of --proofs it replaces, every other kept folder (loop.json against
+``LOOP_SCHEMA``), every network the table uses, then the --keep machines are verified; a file that does not
+fit, or a machine not proved, is one error naming it, and --proofs is left as it was.  Each file is written
+atomically.
 """
 from __future__ import annotations
 
@@ -28,7 +36,9 @@ import glob
 import hashlib
 import io
 import json
+import math
 import os
+import sys
 import time
 from dataclasses import replace
 
@@ -80,6 +90,9 @@ def read_loop(folder: str) -> dict:
                     check(r[part], schema, path, f"rounds[{i}].{part}", extra_fields=True)
     except FileFormatError as err:
         raise ValueError(str(err)) from None
+    if not math.isfinite(sum(float(r.get("cpu_seconds", 0)) for r in loop["rounds"])):
+        raise ValueError(f"{path}: field rounds[].cpu_seconds: found numbers whose sum is beyond"
+                         f" {sys.float_info.max:.3g}; allowed: CPU seconds of a finite total")
     if not os.path.basename(os.path.dirname(loop["checkpoint"])).rsplit("-s", 1)[-1].isdigit():
         raise ValueError(f"{path}: field checkpoint: found {loop['checkpoint'][:60]!r}; allowed: a path in a run folder"
                          " named <task>-<column>-s<seed>")
@@ -111,29 +124,73 @@ def loop_row(loop: dict) -> dict:
 
 
 # ------------------------------------------------------------ the proofs kept in the repository
-def keep_proof(loop_folder: str, root: str) -> str:
-    """Keep a verify-loop's result in ``root``/<task>-s<seed>: loop.json, and where the loop ended in a proof
-    the machine's tables (machine.json, without the recording's rows and cluster centres, which only the
-    network's fallback uses), the verifier's certificate (certificate.json.gz) and its report (verify.json).
-    Returns the folder."""
+def _machine_of(folder: str, loop: dict):
+    """The machine of ``folder``/machine.json, checked to be of ``loop``'s task and base with the loop's last
+    number of states; a ValueError naming the folder or the file otherwise."""
     from tinyalgo.automata.machine import load_machine
-    from tinyalgo.automata.verify import verify, write_certificate
+    machine = load_machine(os.path.join(folder, "machine.json"), task=loop["task"])     # a MachineError: a ValueError
+    last, base = loop["rounds"][-1], loop.get("base", 10)
+    if (machine.n_states, machine.base) != (last["states"], base):
+        raise ValueError(f"{folder}: its machine has {machine.n_states} states in base {machine.base}; its"
+                         f" loop.json says {last['states']} states in base {base}")
+    return machine
+
+
+def plan_keep(loop_folder: str, root: str) -> dict:
+    """What keeping a verify-loop's result in ``root``/<task>-s<seed> would write, checked and nothing
+    written: a dict of ``loop_folder``, ``folder`` (the kept folder), ``loop`` (its loop.json) and
+    ``machine`` (where the loop ended in a proof, the machine's tables without the recording's rows and
+    cluster centres, which only the network's fallback uses; else None).  A ValueError where the loop.json
+    or the machine does not fit (``read_loop``, ``_machine_of``), where ``folder`` is a file, holds an
+    agreement.json that does not fit (``read_agreement``), or holds a proof and the loop ended without one."""
     loop = read_loop(loop_folder)
     folder = os.path.join(root, f"{loop['task']}-s{seed_of(loop)}")
-    os.makedirs(folder, exist_ok=True)
-    if loop["rounds"][-1]["verdict"] == "proved":
-        machine = load_machine(os.path.join(loop_folder, "machine.json"))
-        bare = replace(machine, raw=np.zeros((0, 6), dtype=np.int64), centroids=np.zeros((1, 0)),
-                       info=dict(machine.info, kept="the tables only: the recording's rows and the cluster centres"
-                                                " are in the loop's machine.json"))
-        report = verify(bare, certify=True)
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise ValueError(f"--proofs: {folder} is a file; the result of {loop_folder} is kept in a folder of that name")
+    last, machine = loop["rounds"][-1], None
+    if last["verdict"] == "proved":
+        machine = _machine_of(loop_folder, loop)
+        machine = replace(machine, raw=np.zeros((0, 6), dtype=np.int64), centroids=np.zeros((1, 0)),
+                          info=dict(machine.info, kept="the tables only: the recording's rows and the cluster"
+                                                        " centres are in the loop's machine.json"))
+    elif has_proof(folder):
+        raise ValueError(f"--keep {loop_folder}: its loop ended in {last['verdict']!r} but {folder} holds a proof"
+                         " (machine.json, certificate.json.gz), which it would not replace; remove that folder"
+                         " first to keep this loop")
+    read_agreement(folder)
+    return dict(loop_folder=loop_folder, folder=folder, loop=loop, machine=machine)
+
+
+def certify_keep(plan: dict) -> dict:
+    """``plan`` (``plan_keep``) with its machine verified (``report``, ``certificate``); a ValueError where the
+    verifier does not prove it.  Nothing written."""
+    from tinyalgo.automata.verify import verify
+    if plan["machine"] is not None:
+        report = verify(plan["machine"], certify=True)
         if report["verdict"] != "proved":
-            raise ValueError(f"{loop_folder}: its machine is {report['verdict']} by this verifier; not kept")
-        bare.save(os.path.join(folder, "machine.json"))
-        write_certificate(os.path.join(folder, "certificate.json.gz"), report.pop("certificate"))
-        atomic_write_json(os.path.join(folder, "verify.json"), report)
-    atomic_write_json(os.path.join(folder, "loop.json"), loop)
+            raise ValueError(f"{plan['loop_folder']}: its machine is {report['verdict']} by this verifier; not kept")
+        plan = dict(plan, certificate=report.pop("certificate"), report=report)
+    return plan
+
+
+def write_keep(plan: dict) -> str:
+    """Write a certified plan (``certify_keep``) to its folder, each file atomically: machine.json,
+    certificate.json.gz and verify.json where the loop proved, loop.json.  Returns the folder."""
+    from tinyalgo.automata.verify import write_certificate
+    folder = plan["folder"]
+    os.makedirs(folder, exist_ok=True)
+    if plan["machine"] is not None:
+        plan["machine"].save(os.path.join(folder, "machine.json"))
+        write_certificate(os.path.join(folder, "certificate.json.gz"), plan["certificate"])
+        atomic_write_json(os.path.join(folder, "verify.json"), plan["report"])
+    atomic_write_json(os.path.join(folder, "loop.json"), plan["loop"])
     return folder
+
+
+def keep_proof(loop_folder: str, root: str) -> str:
+    """Keep a verify-loop's result in ``root``/<task>-s<seed> (``plan_keep``, ``certify_keep``, then
+    ``write_keep``: nothing is written unless every check passed).  Returns the folder."""
+    return write_keep(certify_keep(plan_keep(loop_folder, root)))
 
 
 def kept_folders(root: str) -> list:
@@ -179,6 +236,53 @@ def network_of(folder: str, loop: dict, networks) -> str | None:
     return None
 
 
+def file_sha256(path: str) -> str:
+    """The SHA-256 of the file ``path``'s bytes, in hex."""
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def check_network(checkpoint: str, folder: str, loop: dict) -> None:
+    """A ValueError naming ``checkpoint`` unless it is a readable checkpoint (``load_checkpoint``) of a
+    network for the kept proof in ``folder``: trained on ``loop``'s task in its base where its header says
+    (a header without them is taken as that task's), with the observation fields, actions and symbols of
+    that task's environment."""
+    from tinyalgo.runs.checkpoint import check_task, load_checkpoint
+    task, base = loop["task"], loop.get("base", 10)
+    controller, extra = load_checkpoint(checkpoint)
+    saved = extra.get("config") if isinstance(extra.get("config"), dict) else {}
+    have = (saved.get("task", task), saved.get("base", 10 if "task" in saved else base))
+    if have != (task, base):
+        raise ValueError(f"--networks: {checkpoint} is a network of {have[0]} in base {have[1]}; {folder} proves a"
+                         f" machine of {task} in base {base}")
+
+    def fail(problem):
+        raise ValueError(f"checkpoint {checkpoint}: {problem}")
+    check_task(fail, controller.config, saved, task, base)
+
+
+def check_networks(loops: dict, networks, log=print) -> dict:
+    """{kept folder: the checkpoint its agreement is measured with} for the kept proofs among ``loops``
+    ({folder: loop.json}) whose network is in ``networks`` (``network_of``), each checked
+    (``check_network``).  Logs a proof with no network there, and a network other than the one its kept
+    agreement.json was measured with (the SHA-256 differs)."""
+    found = {}
+    for folder, loop in sorted(loops.items()):
+        if loop["rounds"][-1]["verdict"] != "proved":
+            continue
+        name, path = os.path.basename(folder), network_of(folder, loop, networks)
+        if path is None:
+            log(f"{name}: no network in {', '.join(networks)}; agreement not measured")
+            continue
+        check_network(path, folder, loop)
+        kept = agreement_file(folder)
+        if kept and kept["network_sha256"] != file_sha256(path):
+            log(f"{name}: {path} is not {kept['network']} of SHA-256 {kept['network_sha256'][:12]}..., the network"
+                " of its kept agreement.json; measured again with it, replacing that")
+        found[folder] = path
+    return found
+
+
 def measure_agreement(folder: str, checkpoint: str, log=print) -> dict:
     """The kept machine beside its network (``automata.agreement``), written to ``folder``/agreement.json with
     the checkpoint's name and SHA-256."""
@@ -187,8 +291,7 @@ def measure_agreement(folder: str, checkpoint: str, log=print) -> dict:
     from tinyalgo.runs.checkpoint import load_checkpoint
     machine = load_machine(os.path.join(folder, "machine.json"))
     controller, _ = load_checkpoint(checkpoint)
-    with open(checkpoint, "rb") as f:
-        sha = hashlib.sha256(f.read()).hexdigest()
+    sha = file_sha256(checkpoint)
     t = time.process_time()
     rows = agreement(machine, controller, log=log)
     got = dict(network=os.path.join(os.path.basename(os.path.dirname(checkpoint)), "checkpoint.npz"),
@@ -205,18 +308,24 @@ AGREEMENT_SCHEMA = {"network": Field("str"), "network_sha256": Field("str"),
                     "lengths": Field("list", items=Field("dict", schema=AGREEMENT_ROW))}
 
 
-def read_agreement(folder: str) -> dict:
-    """{length: row} of a kept proof's agreement.json ({} if there is none), checked against
-    ``AGREEMENT_SCHEMA``: a ValueError naming the file and the field otherwise."""
+def agreement_file(folder: str) -> dict | None:
+    """A kept proof's agreement.json (None if there is none), checked against ``AGREEMENT_SCHEMA``: a
+    ValueError naming the file and the field otherwise."""
     path = os.path.join(folder, "agreement.json")
     if not os.path.isfile(path):
-        return {}
+        return None
     got = _read_json(path)
     try:
         check(got, AGREEMENT_SCHEMA, path, extra_fields=True)
     except FileFormatError as err:
         raise ValueError(str(err)) from None
-    return {r["length"]: r for r in got["lengths"]}
+    return got
+
+
+def read_agreement(folder: str) -> dict:
+    """{length: row} of a kept proof's agreement.json ({} if there is none; ``agreement_file``)."""
+    got = agreement_file(folder)
+    return {r["length"]: r for r in got["lengths"]} if got else {}
 
 
 def check_kept(folder: str) -> dict:
@@ -224,7 +333,6 @@ def check_kept(folder: str) -> dict:
     its loop, holding a machine and a certificate exactly when the loop ended in a proof, that machine of the
     loop's task and base with the loop's last number of states, and a well-formed agreement.json if any.  A
     ValueError naming the folder and the problem otherwise."""
-    from tinyalgo.automata.machine import MachineError, load_machine
     loop = read_loop(folder)
     name = f"{loop['task']}-s{seed_of(loop)}"
     if os.path.basename(os.path.normpath(folder)) != name:
@@ -235,14 +343,7 @@ def check_kept(folder: str) -> dict:
                          + ("lacks machine.json or certificate.json.gz" if last["verdict"] == "proved"
                             else "holds a machine and a certificate"))
     if has_proof(folder):
-        try:
-            machine = load_machine(os.path.join(folder, "machine.json"), task=loop["task"])
-        except MachineError as err:
-            raise ValueError(str(err)) from None
-        base = loop.get("base", 10)
-        if (machine.n_states, machine.base) != (last["states"], base):
-            raise ValueError(f"{folder}: its machine has {machine.n_states} states in base {machine.base}; its"
-                             f" loop.json says {last['states']} states in base {base}")
+        _machine_of(folder, loop)
     read_agreement(folder)
     return loop
 
@@ -255,21 +356,19 @@ COLUMNS = (("task", "seed", "verdict", "states", "rounds", "about", "repaired", 
 
 
 def table_rows(root: str, networks=None, log=print) -> list:
-    """One row (``COLUMNS``) per kept loop under ``root``; with ``networks``, each kept proof's agreement
-    measured again first (``measure_agreement``)."""
+    """One row (``COLUMNS``) per kept loop under ``root``; with ``networks`` ({kept folder: checkpoint}, from
+    ``check_networks``), those proofs' agreement measured again first (``measure_agreement``)."""
     rows, loops = [], {folder: check_kept(folder) for folder in kept_folders(root)}
+    networks = {os.path.basename(f): path for f, path in (networks or {}).items()}
     for folder, loop in loops.items():
         row = dict.fromkeys(COLUMNS, "")
         row.update(loop_row(loop))
         if has_proof(folder):
             row.update(recheck(folder))
-            if networks:
-                path = network_of(folder, loop, networks)
-                if path is None:
-                    log(f"{os.path.basename(folder)}: no network in {', '.join(networks)}; agreement not measured")
-                else:
-                    log(f"{os.path.basename(folder)}: agreement with {path}")
-                    measure_agreement(folder, path, log)
+            path = networks.get(os.path.basename(folder))
+            if path is not None:
+                log(f"{os.path.basename(folder)}: agreement with {path}")
+                measure_agreement(folder, path, log)
             for n, r in read_agreement(folder).items():
                 if n in LENGTHS:
                     row.update({f"agree_step_{n}": r["step"], f"agree_instance_{n}": r["instance"],
@@ -311,11 +410,33 @@ def markdown(rows) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_table(root: str, out: str, networks=None, log=print) -> list:
-    """OUT/certified.csv and OUT/certified.md from the kept loops under ``root``; the rows."""
-    if not kept_folders(root):
+def write_table(root: str, out: str, networks=None, log=print, keep=()) -> list:
+    """Keep the verify-loop folders ``keep`` in ``root``, then OUT/certified.csv and OUT/certified.md from
+    the kept loops under ``root``, with each proof's agreement measured again with its network where
+    ``networks`` (folders of run folders) holds it; the rows.  Everything that can be refused is checked
+    before any verification and any write, so a ValueError leaves ``root`` as it was: each loop of ``keep``
+    and the folder it replaces (``plan_keep``; two loops of one network are refused), every other kept
+    folder (``check_kept``), every network used (``check_networks``); then the machines of ``keep`` are
+    verified (``certify_keep``), and only then written (``write_keep``)."""
+    plans, loops = [], {}
+    for loop_folder in keep:
+        plan = plan_keep(loop_folder, root)
+        twin = next((p for p in plans if p["folder"] == plan["folder"]), None)
+        if twin:
+            raise ValueError(f"--keep {twin['loop_folder']} and {loop_folder} are both the loop of"
+                             f" {os.path.basename(plan['folder'])}; give one of them")
+        plans.append(plan)
+        loops[plan["folder"]] = plan["loop"]
+    for folder in kept_folders(root):
+        if folder not in loops:
+            loops[folder] = check_kept(folder)
+    if not loops:
         raise ValueError(f"--proofs {root}: no kept loops there (folders with loop.json)")
-    rows = table_rows(root, networks, log)
+    found = check_networks(loops, networks, log) if networks else {}
+    plans = [certify_keep(p) for p in plans]
+    for plan in plans:
+        log(f"{plan['loop_folder']}: kept in {write_keep(plan)}")
+    rows = table_rows(root, found, log)
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")               # "retrained 1,200 updates" is quoted
     writer.writerows([COLUMNS] + [[r[c] for c in COLUMNS] for r in rows])
