@@ -68,3 +68,17 @@ def test_bad_files_are_rejected_by_name(tmp_path, damage, message):
     with pytest.raises(CheckpointError, match=message) as err:
         load_checkpoint(path)
     assert str(path) in str(err.value)
+
+
+def test_an_array_declared_larger_than_its_file_is_refused_before_it_is_allocated(tmp_path):
+    import io
+    import zipfile
+    path = tmp_path / "c.npz"
+    save_checkpoint(path, make())
+    header = io.BytesIO()                      # a .npy header declaring 10^5 x 10^5 float64 (80 GB), no data
+    np.lib.format.write_array_header_1_0(header, dict(descr="<f8", fortran_order=False, shape=(10 ** 5, 10 ** 5)))
+    with zipfile.ZipFile(path, "a") as z:
+        z.writestr("param/huge.npy", header.getvalue())
+    with pytest.raises(CheckpointError, match=f"checkpoint {path}: not a readable .npz archive: its array param/huge"
+                                              " declares more bytes than the file holds"):
+        load_checkpoint(path)

@@ -6,6 +6,7 @@ and the problem."""
 from __future__ import annotations
 
 import io
+import math
 import json
 import zipfile
 
@@ -76,6 +77,22 @@ def save_checkpoint(path, controller: Controller, extra: dict | None = None) -> 
     atomic_write_bytes(path, buffer.getvalue())
 
 
+def _oversized_member(data: bytes) -> str | None:
+    """The name of the first array of the .npz ``data`` whose header declares
+    more bytes than its member of the archive holds (loading it would
+    allocate them first), else None."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        for info in archive.infolist():
+            with archive.open(info) as f:
+                version = np.lib.format.read_magic(f)
+                read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                               else np.lib.format.read_array_header_2_0)
+                shape, _, dtype = read_header(f)
+                if math.prod(shape) * dtype.itemsize > info.file_size:
+                    return info.filename.removesuffix(".npy")
+    return None
+
+
 def load_checkpoint(path, task: str | None = None, base: int | None = None):
     """Read a checkpoint; returns (controller, extra).  Raises CheckpointError,
     also for parameters that are not finite (a diverged run) and, given the
@@ -93,9 +110,15 @@ def load_checkpoint(path, task: str | None = None, base: int | None = None):
     except OSError as err:
         fail(f"cannot be read ({err.strerror})")
     try:
+        oversized = _oversized_member(data)
+        if oversized:
+            fail(f"not a readable .npz archive: its array {oversized} declares more bytes than the file holds"
+                 " (corrupted)")
         archive = np.load(io.BytesIO(data), allow_pickle=False)
         arrays = {name: archive[name] for name in archive.files}
     except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as err:
+        if isinstance(err, CheckpointError):
+            raise
         fail(f"not a readable .npz archive (not a checkpoint, or truncated or corrupted: {type(err).__name__})")
     if "__header__" not in arrays:
         fail("no tinyalgo header (not a tinyalgo checkpoint)")
