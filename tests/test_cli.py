@@ -1,9 +1,12 @@
 """The command line: ``tinyalgo show`` and one-line errors with status 2."""
 import argparse
 import json
+import os
 import re
+import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -418,3 +421,98 @@ def test_train_supervised_trains_and_saves_its_run(tmp_path, capsys):
     assert "supervised copy with a GRU-8 controller" in capsys.readouterr().out
     assert (out / "checkpoint.npz").exists() and (out / "log.json").exists()
     assert main(["evaluate", str(out / "checkpoint.npz"), "--complexities", "6", "--instances", "2"]) == 0
+
+
+# ------------------------------------------------------------ outputs that would destroy what is there
+FIXTURE_CHECKPOINT = Path(__file__).parent / "fixtures" / "q-copy" / "checkpoint.npz"
+
+
+def one_line_error(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
+def test_verify_refuses_an_output_that_is_not_a_regular_file(tmp_path, capsys):
+    from test_verify import reverse_machine
+    machine = tmp_path / "m.json"
+    reverse_machine(4).save(machine)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert main(["verify", str(machine), "--json", str(fifo)]) == 2
+    assert f"--json {fifo} is not a regular file (a device, FIFO or socket)" in one_line_error(capsys)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)                       # left as it was
+
+
+def test_verify_refuses_an_output_naming_its_machine_or_another_output(tmp_path, capsys):
+    from test_verify import reverse_machine
+    machine = tmp_path / "m.json"
+    reverse_machine(4).save(machine)
+    saved = machine.read_bytes()
+    (tmp_path / "link.json").symlink_to(machine)
+    for option in ("--json", "--dot", "--aalpy", "--certificate"):
+        for same in (str(machine), str(tmp_path / "link.json"), str(tmp_path / "." / "m.json")):
+            assert main(["verify", str(machine), option, same]) == 2
+            assert f"{option} {same} is the machine the command reads" in one_line_error(capsys)
+    out = str(tmp_path / "new.dot")
+    assert main(["verify", str(machine), "--dot", out, "--aalpy", out]) == 2
+    assert f"--dot {out} and --aalpy {out} name the same file" in one_line_error(capsys)
+    assert machine.read_bytes() == saved and not os.path.exists(out)
+
+
+@pytest.mark.parametrize("option", ["--window", "--max-window"])
+def test_verify_windows_stop_at_the_largest_the_checker_accepts(option, tmp_path, capsys):
+    from test_verify import reverse_machine
+    from tinyalgo.automata.check import MAX_WINDOW
+    machine = tmp_path / "m.json"
+    reverse_machine(4).save(machine)
+    for value in (str(MAX_WINDOW + 1), "99999999999999999999999"):
+        assert main(["verify", str(machine), "--window", "1", "--max-window", "1", option, value]) == 2
+        assert f"argument {option}: must be from 1 to {MAX_WINDOW}" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize("options", [dict(window=17), dict(max_window=17)])
+def test_the_verifier_refuses_a_window_the_checker_would_reject(options):
+    from test_verify import reverse_machine
+    from tinyalgo.automata.verify import verify
+    name = next(iter(options))
+    with pytest.raises(ValueError, match=f"^{name} must be from 1 to 16 "):
+        verify(reverse_machine(4), **options)
+
+
+SMALL_AUTOMATON = ["--complexities", "6", "--instances", "2", "--fidelity", "6", "--fidelity-instances", "2",
+                   "--max-clusters", "2"]
+
+
+def test_automaton_refuses_an_out_folder_that_holds_files(tmp_path, capsys):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "machine.json").write_text("a machine I kept")
+    assert main(["automaton", str(FIXTURE_CHECKPOINT), "--out", str(out), *SMALL_AUTOMATON]) == 2
+    assert f"--out {out} is not empty (1 entries); give a new or empty folder" in one_line_error(capsys)
+    assert (out / "machine.json").read_text() == "a machine I kept"
+
+
+def test_automaton_refuses_a_checkpoint_whose_base_does_not_fit_its_controller(tmp_path, capsys):
+    import numpy as np
+    arrays = dict(np.load(FIXTURE_CHECKPOINT))
+    header = json.loads(str(arrays["__header__"]))
+    header["extra"]["config"]["base"] = 2                  # a base-10 copy controller said to be of base 2
+    arrays["__header__"] = np.array(json.dumps(header))
+    checkpoint = tmp_path / "base2.npz"
+    with open(checkpoint, "wb") as f:
+        np.savez(f, **arrays)
+    assert main(["automaton", str(checkpoint), "--out", str(tmp_path / "m"), *SMALL_AUTOMATON]) == 2
+    assert "the controller has obs_sizes (17, 17, 2, 3, 3); copy in base 2 needs (9, 9, 2, 3, 3)" \
+        in one_line_error(capsys)
+    assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--fidelity", "6", "--fidelity-instances", "1000000000000"],
+     "--fidelity-instances 1000000000000 at --fidelity 6 needs about"),
+    (["--top", "1000000000000"], "--instances 50 at --top 1000000000000 needs about"),
+])
+def test_automaton_names_the_option_that_makes_a_size_too_large(argv, message, tmp_path, capsys):
+    assert main(["automaton", str(FIXTURE_CHECKPOINT), "--out", str(tmp_path / "m"), *argv]) == 2
+    assert message in one_line_error(capsys)

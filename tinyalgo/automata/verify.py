@@ -35,6 +35,7 @@ import time
 
 import numpy as np
 
+from tinyalgo.automata.check import MAX_WINDOW
 from tinyalgo.automata.product import Search
 from tinyalgo.automata.rules import LENGTH_MEANS, SMALLEST, SPECS, WINDOW, check_machine, make, ranges
 from tinyalgo.automata.witness import confirm, describe, length_of, lengths_of, random_instances, realise, replay
@@ -85,7 +86,12 @@ def verify(machine, window: int | None = None, max_window: int = 3, psi_cap: int
     is not reproduced.  Budgets: ``max_configs`` configurations an
     exploration, ``max_seconds`` in all (None: none).  ``certify``: a proof's
     report holds ``certificate``.  Returns a JSON-able report.  A machine
-    that does not fit its task raises MachineError before any search."""
+    that does not fit its task raises MachineError, a window outside
+    1..MAX_WINDOW (the largest check-proof accepts) ValueError, before any search."""
+    for name, value in (("window", window), ("max_window", max_window)):
+        if value is not None and not 1 <= value <= MAX_WINDOW:
+            raise ValueError(f"{name} must be from 1 to {MAX_WINDOW} (the largest window check-proof accepts);"
+                             f" got {value}")
     started = time.perf_counter()
     check_machine(machine)
     task_name = machine.task

@@ -10,9 +10,10 @@ import os
 import shutil
 import tempfile
 
+from tinyalgo.environment import Environment
 from tinyalgo.host.memory import human
 from tinyalgo.runs.checkpoint import load_checkpoint
-from tinyalgo.runs.fileio import temporary_prefix
+from tinyalgo.runs.fileio import not_a_file, temporary_prefix
 from tinyalgo.tasks import ALIASES, TASKS
 
 
@@ -169,10 +170,15 @@ def check_free_space(folder: str, need: int, option: str, what: str) -> None:
 
 def check_writable_file(path: str, option: str, suffixes: tuple | None = None) -> None:
     """A UsageError unless ``path`` can be written as a file: not a folder,
-    a name the file system takes, its folder writable, and ending in one of
+    device, FIFO or socket (a symbolic link: the file it points to), a
+    name the file system takes, its folder writable, and ending in one of
     ``suffixes`` (e.g. (".png",)) when given."""
-    if os.path.isdir(path):
+    kind = not_a_file(path)
+    if kind == "a folder":
         raise UsageError(f"{option} {path} is a folder; give a file name")
+    if kind is not None:
+        raise UsageError(f"{option} {path} is not a regular file ({kind}); give the name of a regular file"
+                         " or of a new one")
     if suffixes and not path.lower().endswith(suffixes):
         raise UsageError(f"{option} {path}: the file name must end in {' or '.join(suffixes)}")
     folder = nearest_existing(os.path.dirname(os.path.abspath(path)))
@@ -188,6 +194,40 @@ def check_writable_file(path: str, option: str, suffixes: tuple | None = None) -
     check_writable_folder(os.path.dirname(os.path.abspath(path)), option, shown=path)
 
 
+def check_empty_folder(folder: str, option: str, writes: str) -> None:
+    """A UsageError if ``folder`` exists and holds anything (``writes``: what
+    the command writes there, for the message), so that nothing a user kept
+    there is overwritten."""
+    if os.path.isdir(folder) and os.listdir(folder):
+        raise UsageError(f"{option} {folder} is not empty ({len(os.listdir(folder))} entries); give a new or empty"
+                         f" folder ({writes} there)")
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether paths ``a`` and ``b`` name the same file (the same file
+    when both exist, else the same path once links are resolved)."""
+    if os.path.exists(a) and os.path.exists(b):
+        return os.path.samefile(a, b)
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_distinct_outputs(outputs: dict, inputs: dict) -> None:
+    """A UsageError if an output file (``outputs``: option -> path, None for
+    one not asked) is one of the ``inputs`` (what is read -> path) or the
+    file of another output option."""
+    given = [(option, path) for option, path in outputs.items() if path is not None]
+    for option, path in given:
+        for what, read in inputs.items():
+            if same_file(path, read):
+                raise UsageError(f"{option} {path} is {what} the command reads; give another file name"
+                                 " (outputs never overwrite their inputs)")
+    for i, (option, path) in enumerate(given):
+        for other, other_path in given[:i]:
+            if same_file(path, other_path):
+                raise UsageError(f"{other} {other_path} and {option} {path} name the same file; give each output"
+                                 " its own file")
+
+
 def checkpoint_task(path: str, task) -> tuple:
     """(controller, task name, base) of a checkpoint; ``task`` (or None)
     must be the task it was trained on."""
@@ -197,7 +237,9 @@ def checkpoint_task(path: str, task) -> tuple:
 
 def checkpoint_run(path: str, task) -> tuple:
     """(controller, extra, task name, base) of a checkpoint, as ``checkpoint_task``
-    checks them; ``extra`` is what the run saved beside the parameters."""
+    checks them, and the controller fits that task in that base (its
+    observation fields, actions and symbols: ``Controller.check_environment``);
+    ``extra`` is what the run saved beside the parameters."""
     controller, extra = load_checkpoint(path)
     config = extra.get("config", {})
     trained, base = config.get("task"), config.get("base", 10)
@@ -207,4 +249,9 @@ def checkpoint_run(path: str, task) -> tuple:
     if trained is not None and task is not None and task != trained:
         raise ValueError(f"{path} was trained on task {trained!r}, not {task!r}:"
                          f" leave out --task or give --task {trained}")
-    return controller, extra, task or trained, base
+    task = task or trained
+    try:
+        controller.check_environment(Environment(task, batch_size=1, base=base))
+    except ValueError as err:
+        raise ValueError(f"checkpoint {path}: {err}") from None
+    return controller, extra, task, base

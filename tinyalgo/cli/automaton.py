@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 
 from tinyalgo.automata.extract import default_complexities, extract, fidelity
-from tinyalgo.cli.args import UsageError, check_writable_folder, checkpoint_task, int_at_least, task_name
+from tinyalgo.cli.args import (Remember, UsageError, check_empty_folder, check_writable_folder, checkpoint_task,
+                               int_at_least, task_name, was_given)
 from tinyalgo.cli.sizes import check_memory, environment_bytes
 from tinyalgo.runs.fileio import atomic_write_json
 from tinyalgo.tasks import TASKS, make_task
@@ -24,25 +25,32 @@ STEPS_PER_COMPLEXITY = 4          # steps of an instance per unit of complexity,
 def check_sizes(args, controller, task: str, base: int, complexities) -> None:
     """The recording's and the tests' complexities (``args.fidelity``, where
     the command has it) against the task's minimum, and their memory against
-    what this process can get, named by the options."""
+    what this process can get, named by the options that make them (--top
+    and --fidelity-instances where given)."""
     minimum = make_task(task, base).min_complexity
     fidelity = getattr(args, "fidelity", None)
     for option, values in (("--complexities", complexities), ("--fidelity", fidelity)):
         if values and min(values) < minimum:
             raise UsageError(f"{option} must be at least {minimum} for task {task!r}; got {min(values)}")
+    top = max(complexities)
+    recorded = f"--top {args.top}" if was_given(args, "top") else f"--complexities up to {top}"
+    held_out = f"--fidelity {max(fidelity)}" if fidelity else ""
+    if fidelity and was_given(args, "fidelity_instances"):
+        held_out = f"--fidelity-instances {args.fidelity_instances} at {held_out}"
     state = controller.config.units * max(controller.config.layers, 1) * 2 * 8
     check_memory([
         (args.instances * sum(complexities) * STEPS_PER_COMPLEXITY * (state + RECORDED_BYTES_PER_STEP),
-         f"--instances {args.instances} at --complexities up to {max(complexities)}",
-         "the recorded steps and states"),
-        (environment_bytes(args.instances, max(complexities)),
-         f"--instances {args.instances} at --complexities {max(complexities)}", "the instances drawn at once")]
-        + ([(environment_bytes(args.fidelity_instances, max(fidelity)), f"--fidelity {max(fidelity)}",
+         f"--instances {args.instances} at {recorded}", "the recorded steps and states"),
+        (environment_bytes(args.instances, top), f"--instances {args.instances} at {recorded}",
+         "the instances drawn at once")]
+        + ([(environment_bytes(args.fidelity_instances, max(fidelity)), held_out,
              f"{args.fidelity_instances} held-out instances drawn at once")] if fidelity else []))
 
 
 def cmd_automaton(args) -> int:
     check_writable_folder(args.out, "--out")
+    check_empty_folder(args.out, "--out", "automaton writes machine.json, machine-minimal.json, machine.png and"
+                                          " fidelity.json")
     controller, task, base = checkpoint_task(args.checkpoint, args.task)
     complexities = args.complexities or default_complexities(task, args.top)
     check_sizes(args, controller, task, base, complexities)
@@ -94,13 +102,13 @@ def register(sub) -> None:
     a = sub.add_parser("automaton", help="extract the Mealy machine of a trained controller (paper Figure 4)")
     recorded = a.add_mutually_exclusive_group()         # --top sets the default of --complexities
     add_extraction_arguments(a, "the machine, its drawing and report", "--top", complexities_group=recorded)
-    recorded.add_argument("--top", type=int_at_least(2), default=100,
+    recorded.add_argument("--top", type=int_at_least(2), default=100, action=Remember,
                           help="largest recording complexity when --complexities is not given (default 100)")
     a.add_argument("--max-clusters", type=int_at_least(1), default=256,
                    help="largest number of k-means clusters tried (default 256)")
     a.add_argument("--fidelity", type=int_at_least(1), nargs="+", default=[100, 1000],
                    help="held-out complexities of the fidelity report (default 100 1000)")
-    a.add_argument("--fidelity-instances", type=int_at_least(1), default=100,
+    a.add_argument("--fidelity-instances", type=int_at_least(1), default=100, action=Remember,
                    help="held-out instances at each of those complexities (default 100)")
     a.add_argument("--seed", type=int_at_least(0), default=0,
                    help="seed of the recorded and held-out instances and of k-means (default 0)")

@@ -35,26 +35,31 @@ import os
 
 from tinyalgo.automata.export import save_aalpy, save_dot
 from tinyalgo.automata.loop import LoopOptions, refine
-from tinyalgo.automata.check import CertificateError, check_certificate, read_certificate
+from tinyalgo.automata.check import MAX_WINDOW, CertificateError, check_certificate, read_certificate
 from tinyalgo.automata.machine import load_machine
 from tinyalgo.automata.retrain import retrain
 from tinyalgo.automata.rules import SPECS, check_machine
 from tinyalgo.automata.verify import verify, write_certificate
 from tinyalgo.automata.extract import default_complexities
 from tinyalgo.cli.automaton import add_extraction_arguments, check_sizes
-from tinyalgo.cli.args import (UsageError, check_writable_file, check_writable_folder, checkpoint_run, int_at_least,
-                               output_path)
+from tinyalgo.cli.args import (UsageError, check_distinct_outputs, check_writable_file, check_writable_folder,
+                               checkpoint_run, int_at_least, int_in_range, output_path)
 from tinyalgo.runs.checkpoint import save_checkpoint
 from tinyalgo.runs.fileio import atomic_write_json
 from tinyalgo.runs.rundir import saved_run
 
 CENSUS_MAX = 10 ** 8      # instances a census may run: about 5 minutes a round at 3 s a million
+# --window and --max-window: from 1 to the largest window check-proof accepts in a certificate
+WINDOW_TYPE = int_in_range(1, MAX_WINDOW, " (the largest window check-proof accepts)")
+OUTPUTS = ("json", "dot", "aalpy", "certificate")
 
 
 def cmd_verify(args) -> int:
-    for option in ("json", "dot", "aalpy", "certificate"):
+    for option in OUTPUTS:
         if getattr(args, option) is not None:
             check_writable_file(getattr(args, option), f"--{option}")
+    check_distinct_outputs({f"--{option}": getattr(args, option) for option in OUTPUTS},
+                           {"the machine": args.machine})
     if args.window is not None and args.window > args.max_window:
         raise UsageError(f"--window {args.window} is larger than --max-window {args.max_window}")
     machine = load_machine(args.machine)
@@ -160,11 +165,11 @@ def register(sub) -> None:
                                    " automaton's machine.json) solves its task: a proof saying what was"
                                    " established, or an instance that fails in the environment.")
     v.add_argument("machine", metavar="MACHINE.json")
-    v.add_argument("--window", type=int_at_least(1), default=None, metavar="K",
-                   help="cells remembered within K of the head, the first window tried (default: 1, 2 for"
-                        " 3-number addition)")
-    v.add_argument("--max-window", type=int_at_least(1), default=3, metavar="K",
-                   help="largest window tried while a failing path is not reproduced (default 3)")
+    v.add_argument("--window", type=WINDOW_TYPE, default=None, metavar="K",
+                   help=f"cells remembered within K of the head, the first window tried, 1..{MAX_WINDOW} (default:"
+                        " 1, 2 for 3-number addition)")
+    v.add_argument("--max-window", type=WINDOW_TYPE, default=3, metavar="K",
+                   help=f"largest window tried while a failing path is not reproduced, 1..{MAX_WINDOW} (default 3)")
     v.add_argument("--seed", type=int_at_least(0), default=0,
                    help="seed of the free cells of the concrete instances tried (default 0)")
     v.add_argument("--json", type=output_path, default=None, metavar="OUT",

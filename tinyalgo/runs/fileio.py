@@ -66,10 +66,31 @@ def remove_stale_temporaries(folder) -> list:
     return removed
 
 
+class NotAFileError(OSError):
+    """The target of a write exists and is not a regular file (a folder, device, FIFO or socket)."""
+
+
+def not_a_file(path) -> str | None:
+    """What ``path`` is when it exists and is not a regular file (following
+    symbolic links): "a folder", "a device, FIFO or socket"; else None."""
+    if os.path.isdir(path):
+        return "a folder"
+    if os.path.exists(path) and not os.path.isfile(path):
+        return "a device, FIFO or socket"
+    return None
+
+
 def atomic_write_bytes(path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
+    """Write ``data`` to ``path`` atomically.  A symbolic link is followed:
+    the file it points to is written (its temporary file in that file's
+    folder) and the link kept.  A target that exists and is not a regular
+    file raises NotAFileError, and is left as it is."""
+    shown = os.fspath(path)
+    kind = not_a_file(shown)
+    if kind is not None:
+        raise NotAFileError(f"cannot write {shown}: it is {kind}, not a regular file; give a file name")
+    path = os.path.realpath(shown)
+    folder = os.path.dirname(path)
     os.makedirs(folder, exist_ok=True)
     remove_stale_temporaries(folder)
     fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(os.path.basename(path)), suffix=".tmp", dir=folder)
@@ -86,7 +107,7 @@ def atomic_write_bytes(path, data: bytes) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         if isinstance(err, OSError) and not err.filename:     # a failed write names no file: name the target
-            raise OSError(err.errno, f"cannot write {path} ({err.strerror}); what was there is kept") from None
+            raise OSError(err.errno, f"cannot write {shown} ({err.strerror}); what was there is kept") from None
         raise
 
 
