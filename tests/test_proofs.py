@@ -262,6 +262,35 @@ def test_changing_one_fact_of_a_certificate_is_rejected(task):
             check_certificate(m, bad)
 
 
+@pytest.mark.parametrize("where,value", [("state", "0"), ("state", True), ("psi", 0.0), ("wrote", "no"),
+                                         ("wrote", 1), ("psi_cap", True), ("window", True), ("length", True)])
+def test_a_certificate_holds_json_integers_and_booleans_only(where, value):
+    m = reverse_machine(4)
+    cert = certified(m)
+    section = cert["sections"][0]
+    fields = {"state": 0, "psi": 4, "wrote": 5}
+    if where in fields:
+        section["configurations"][0][fields[where]] = value
+    elif where == "psi_cap":
+        cert["psi_cap"] = value
+    else:
+        section[where] = value
+    with pytest.raises(CertificateError, match="malformed"):
+        check_certificate(m, cert)
+
+
+def test_a_certificate_larger_than_the_checker_reads_is_refused(tmp_path, monkeypatch):
+    import gzip
+    import tinyalgo.automata.check as checker
+    path = tmp_path / "c.json.gz"
+    with gzip.open(path, "wt") as f:
+        f.write(json.dumps(dict(format="tinyalgo-certificate", version=1, pad="x" * 5000)))
+    assert read_certificate(path)["pad"] == "x" * 5000
+    monkeypatch.setattr(checker, "MAX_BYTES", 4096)
+    with pytest.raises(CertificateError, match="more than 4,096 bytes of JSON decompressed; allowed: at most that"):
+        read_certificate(path)
+
+
 def test_a_certificate_does_not_prove_a_changed_machine():
     m = reverse_machine(4)
     cert = certified(m)

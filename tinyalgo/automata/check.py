@@ -39,6 +39,7 @@ from tinyalgo.interfaces import InputGrid, InputTape
 
 FORMAT, VERSION = "tinyalgo-certificate", 1
 MAX_WINDOW, MAX_PSI = 16, 1000
+MAX_BYTES = 2 ** 30         # of a certificate's JSON text (decompressed); the committed ones hold at most a few MB
 
 
 class CertificateError(ValueError):
@@ -56,11 +57,17 @@ def read_certificate(path) -> dict:
     """The certificate JSON at ``path`` (gzip-compressed if it ends in .gz)."""
     try:
         opener = gzip.open if str(path).endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as f:
-            data = json.load(f)
+        with opener(path, "rb") as f:
+            text = f.read(MAX_BYTES + 1)
+        if len(text) > MAX_BYTES:
+            raise CertificateError(f"certificate {path}: more than {MAX_BYTES:,} bytes of JSON"
+                                   f"{' decompressed' if opener is gzip.open else ''}; allowed: at most that")
+        data = json.loads(text.decode("utf-8"))
+    except CertificateError:
+        raise
     except FileNotFoundError:
         raise CertificateError(f"certificate {path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError, EOFError) as err:
+    except (OSError, ValueError, RecursionError, EOFError) as err:       # ValueError: also a number too long
         raise CertificateError(f"certificate {path}: not readable JSON ({str(err)[:80] or type(err).__name__})") \
             from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != VERSION:
@@ -68,11 +75,24 @@ def read_certificate(path) -> dict:
     return data
 
 
+def _int(value) -> int:
+    """``value`` if it is a JSON integer (not a boolean), else a ValueError."""
+    if not _is_int(value):
+        raise ValueError(f"not an integer: {value!r}")
+    return value
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _config(item) -> Config:
     state, ptr, cells, w, psi, wrote, spec = item
-    return Config(int(state), tuple(None if p is None else (int(p[0]), int(p[1])) for p in ptr),
-                  tuple(((int(o[0]), int(o[1])), frozenset(int(s) for s in symbols)) for o, symbols in cells),
-                  (int(w[0]), int(w[1])), int(psi), bool(wrote), tuple(spec))
+    if not isinstance(wrote, bool):
+        raise ValueError(f"not true or false: {wrote!r}")
+    return Config(_int(state), tuple(None if p is None else (_int(p[0]), _int(p[1])) for p in ptr),
+                  tuple(((_int(o[0]), _int(o[1])), frozenset(_int(s) for s in symbols)) for o, symbols in cells),
+                  (_int(w[0]), _int(w[1])), _int(psi), wrote, tuple(spec))
 
 
 class Steps:
@@ -196,13 +216,13 @@ def check_certificate(machine, cert: dict) -> dict:
         raise CertificateError(f"the certificate names task {cert.get('task')!r} base {cert.get('base')!r};"
                                f" the machine is {machine.task} base {machine.base}")
     psi_cap, smallest, sections = cert.get("psi_cap"), SMALLEST[machine.task], cert.get("sections")
-    if not isinstance(psi_cap, int) or not 0 <= psi_cap <= MAX_PSI or not isinstance(sections, list):
+    if not _is_int(psi_cap) or not 0 <= psi_cap <= MAX_PSI or not isinstance(sections, list):
         raise CertificateError("malformed certificate (psi_cap, sections)")
     by_length = {}
     for i, s in enumerate(sections):
-        if not isinstance(s, dict) or not isinstance(s.get("window"), int) or not 1 <= s["window"] <= MAX_WINDOW \
+        if not isinstance(s, dict) or not _is_int(s.get("window")) or not 1 <= s["window"] <= MAX_WINDOW \
                 or not isinstance(s.get("every_cell_kept"), bool) or not isinstance(s.get("configurations"), list) \
-                or not (s.get("length") is None or isinstance(s.get("length"), int)) or s.get("length") in by_length:
+                or not (s.get("length") is None or _is_int(s.get("length"))) or s.get("length") in by_length:
             raise CertificateError(f"malformed certificate: section {i}")
         by_length[s["length"]] = s
     if None not in by_length:
