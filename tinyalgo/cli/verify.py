@@ -42,8 +42,8 @@ from tinyalgo.automata.rules import SPECS, check_machine
 from tinyalgo.automata.verify import verify, write_certificate
 from tinyalgo.automata.extract import default_complexities
 from tinyalgo.cli.automaton import add_extraction_arguments, check_sizes
-from tinyalgo.cli.args import (UsageError, check_distinct_outputs, check_writable_file, check_writable_folder,
-                               checkpoint_run, int_at_least, int_in_range, output_path)
+from tinyalgo.cli.args import (UsageError, check_distinct_outputs, check_empty_folder, check_writable_file,
+                               check_writable_folder, checkpoint_run, int_at_least, int_in_range, output_path)
 from tinyalgo.runs.checkpoint import save_checkpoint
 from tinyalgo.runs.fileio import atomic_write_json
 from tinyalgo.runs.rundir import saved_run
@@ -120,10 +120,8 @@ def cmd_verify_loop(args) -> int:
         raise UsageError(f"--census must be at most {CENSUS_MAX:,} instances (a census of 10^6 takes about 3 s);"
                          f" got {args.census:,}")
     check_writable_folder(args.out, "--out")
-    if os.path.isdir(args.out) and os.listdir(args.out):
-        raise UsageError(f"--out {args.out} is not empty ({len(os.listdir(args.out))} entries); give a new or empty"
-                         " folder (the loop writes machine.json, loop.json, certificate.json.gz and checkpoint.npz"
-                         " there)")
+    check_empty_folder(args.out, "--out", "the loop writes machine.json, loop.json, certificate.json.gz and"
+                                          " checkpoint.npz")
     controller, extra, task, base = checkpoint_run(args.checkpoint, args.task)
     if task not in SPECS:
         raise UsageError(f"{args.checkpoint}: a controller of task {task!r}, which the verifier does not know")
