@@ -145,7 +145,9 @@ def check_writable_folder(folder: str, option: str, shown: str | None = None) ->
     if not os.path.isdir(existing):
         if existing == os.path.abspath(folder) and shown == folder:
             raise UsageError(f"{option} {shown} is a file; give a folder")
-        raise UsageError(f"{option} {shown} is inside the file {os.path.relpath(existing)}; give a path in a folder")
+        near = os.path.relpath(existing)
+        raise UsageError(f"{option} {shown} is inside the file {existing if near.startswith('..') else near};"
+                         " give a path in a folder")
     try:
         fd, probe = tempfile.mkstemp(prefix=temporary_prefix("probe"), dir=existing)
         os.close(fd)
