@@ -137,7 +137,7 @@ def test_the_budget_stops_learning_within_its_steps_and_leaves_pythons_random_as
 
 
 def test_without_seconds_a_run_depends_on_its_steps_alone_and_with_them_it_stops_in_time():
-    from tinyalgo.automata import aalpy_table
+    from tinyalgo.experiments import aalpy_table
     m = committed("walk-s100")
     runs = []
     for _ in range(2):
@@ -164,7 +164,7 @@ def test_the_command_refuses_bad_input_in_one_line(tmp_path, capsys, monkeypatch
 
 
 def test_a_networks_rows_say_what_the_verifier_and_the_oracles_found(tmp_path):
-    from tinyalgo.automata import aalpy_table
+    from tinyalgo.experiments import aalpy_table
     from tinyalgo.automata.aalpy_learn import compare
     env = Environment("copy", batch_size=1)
     cfg = ControllerConfig(obs_sizes=env.obs_sizes, n_actions=4, n_symbols=Vocabulary(10).size, core="ff", units=8)
@@ -214,7 +214,7 @@ def _kept(root, name, machine_of, files=("machine.json",)):
 
 
 def _no_learning(monkeypatch):
-    from tinyalgo.automata import aalpy_table
+    from tinyalgo.experiments import aalpy_table
 
     def learning(*args, **kwargs):
         raise AssertionError("the learning started")
@@ -258,7 +258,7 @@ def test_a_results_csv_that_cannot_be_read_is_refused_before_any_learning_and_le
 def test_a_results_csv_with_a_byte_order_mark_is_read_as_without_one():
     import shutil
     import tempfile
-    from tinyalgo.automata import aalpy_table
+    from tinyalgo.experiments import aalpy_table
     committed_rows = aalpy_table.read_rows("figures/automata/aalpy")          # the committed table reads back
     assert len(committed_rows) > 100 and committed_rows[0]["task"]
     with tempfile.TemporaryDirectory() as out:
@@ -294,7 +294,7 @@ def test_every_networks_proof_is_checked_before_the_first_learning_run(tmp_path,
 def test_a_proof_of_another_network_than_the_one_given_is_refused(tmp_path, capsys, monkeypatch):
     import hashlib
     import json
-    from tinyalgo.automata import aalpy_table
+    from tinyalgo.experiments import aalpy_table
     network = _network(tmp_path / "runs", "copy-full-s102")
     proof = _kept(tmp_path / "proofs", "copy-s102", "copy-s102", ("machine.json", "loop.json", "agreement.json"))
     _no_learning(monkeypatch)

@@ -16,7 +16,8 @@ DEFAULT_PROOFS = "figures/automata/fresh_seeds/proofs"
 
 
 def cmd_aalpy(args) -> int:
-    from tinyalgo.automata import aalpy_sul, aalpy_table
+    from tinyalgo.automata import aalpy_sul
+    from tinyalgo.experiments import aalpy_table
     try:
         aalpy_sul.require_aalpy()
     except ImportError as err:
