@@ -748,6 +748,17 @@ def _kept_with_network(tmp_path, capsys, monkeypatch):
     return proofs, net, argv
 
 
+def test_keeping_a_new_loop_drops_the_agreement_of_the_machine_it_replaces(tmp_path, capsys, monkeypatch):
+    proofs, net, argv = _kept_with_network(tmp_path, capsys, monkeypatch)
+    without = [a for a in argv if a not in ("--networks", str(net.parent.parent))]
+    assert main([*without, "--keep", _reverse_loop(tmp_path, "again", 7), "--out", str(tmp_path / "o2")]) == 0
+    assert not (proofs / "reverse-s7" / "agreement.json").exists()
+    row = (tmp_path / "o2" / "certified.csv").read_text().splitlines()[1].split(",")
+    assert row[:3] == ["reverse", "7", "proved"] and row[8] == ""               # agreement: not measured
+    assert main([*argv, "--keep", _reverse_loop(tmp_path, "third", 7), "--out", str(tmp_path / "o3")]) == 0
+    assert json.loads((proofs / "reverse-s7" / "agreement.json").read_text())["network_sha256"]
+
+
 def test_the_certified_table_says_when_a_network_is_not_the_one_of_the_kept_agreement(tmp_path, capsys,
                                                                                         monkeypatch):
     from test_automata import reverse_controller

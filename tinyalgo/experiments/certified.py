@@ -175,10 +175,13 @@ def certify_keep(plan: dict) -> dict:
 
 def write_keep(plan: dict) -> str:
     """Write a certified plan (``certify_keep``) to its folder, each file atomically: machine.json,
-    certificate.json.gz and verify.json where the loop proved, loop.json.  Returns the folder."""
+    certificate.json.gz and verify.json where the loop proved, loop.json.  A kept agreement.json, which is
+    about the machine replaced, is removed (``--networks`` measures the new one's).  Returns the folder."""
     from tinyalgo.automata.verify import write_certificate
     folder = plan["folder"]
     os.makedirs(folder, exist_ok=True)
+    if os.path.isfile(os.path.join(folder, "agreement.json")):
+        os.remove(os.path.join(folder, "agreement.json"))
     if plan["machine"] is not None:
         plan["machine"].save(os.path.join(folder, "machine.json"))
         write_certificate(os.path.join(folder, "certificate.json.gz"), plan["certificate"])
