@@ -166,7 +166,6 @@ def load_machine(path, task: str | None = None) -> Machine:
     if any(len(row) != 6 for row in d["raw"]):
         fail("field raw: a row not of 6 numbers; allowed: rows of 6 (cluster, feedback fields, state)")
     try:
-        S, V = int(d["states"]), int(d["inputs"])
         tables = [np.array(d[k], dtype=np.int64).reshape(S, V) for k in ("action", "symbol", "next")]
         centroids = np.array(d["centroids"], dtype=np.float64)
         m = Machine(d["task"], int(d["base"]), int(d["n_moves"]), *tables, int(d["start"]),

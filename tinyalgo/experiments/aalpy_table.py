@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import os
 import re
@@ -22,7 +21,7 @@ import statistics
 
 from tinyalgo.automata.aalpy_learn import LEARNERS, ORACLES, RANDOM_WALK, STATE_PREFIX, W_EXTRA_STATES, compare
 from tinyalgo.automata.machine import load_machine
-from tinyalgo.experiments.certified import file_sha256, read_agreement, read_loop, seed_of as loop_seed
+from tinyalgo.experiments.certified import agreement_file, file_sha256, read_loop, seed_of as loop_seed
 from tinyalgo.runs.fileio import atomic_write_bytes
 
 CSV = "results.csv"
@@ -87,9 +86,8 @@ def tinyalgo_proof(proofs: list, task: str, seed: int, base: int = 10, network: 
                    tinyalgo_seconds=round(sum(r["extract_seconds"] + r["verify_seconds"] for r in rounds), 1))
     if network is not None:
         recorded = []
-        if read_agreement(folder):                      # checks agreement.json where there is one
-            with open(os.path.join(folder, "agreement.json"), encoding="utf-8") as f:
-                got = json.load(f)
+        got = agreement_file(folder)                    # checked, None where there is none
+        if got:
             recorded.append((got["network_sha256"], f"agreement.json says {got['network']}"))
         if os.path.isfile(os.path.join(folder, "checkpoint.npz")):
             recorded.append((file_sha256(os.path.join(folder, "checkpoint.npz")), "its retrained checkpoint.npz"))

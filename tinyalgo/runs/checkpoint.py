@@ -6,8 +6,8 @@ and the problem."""
 from __future__ import annotations
 
 import io
-import math
 import json
+import math
 import zipfile
 
 import numpy as np
@@ -110,16 +110,14 @@ def load_checkpoint(path, task: str | None = None, base: int | None = None):
     except OSError as err:
         fail(f"cannot be read ({err.strerror})")
     try:
-        oversized = _oversized_member(data)
-        if oversized:
-            fail(f"not a readable .npz archive: its array {oversized} declares more bytes than the file holds"
-                 " (corrupted)")
-        archive = np.load(io.BytesIO(data), allow_pickle=False)
-        arrays = {name: archive[name] for name in archive.files}
+        oversized = _oversized_member(data)            # checked before np.load allocates what it declares
+        if not oversized:
+            archive = np.load(io.BytesIO(data), allow_pickle=False)
+            arrays = {name: archive[name] for name in archive.files}
     except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as err:
-        if isinstance(err, CheckpointError):
-            raise
         fail(f"not a readable .npz archive (not a checkpoint, or truncated or corrupted: {type(err).__name__})")
+    if oversized:
+        fail(f"not a readable .npz archive: its array {oversized} declares more bytes than the file holds (corrupted)")
     if "__header__" not in arrays:
         fail("no tinyalgo header (not a tinyalgo checkpoint)")
     try:
